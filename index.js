@@ -477,7 +477,8 @@ RustWriter.prototype.bytes = function write_bytes(value) {
 RustWriter.prototype.raw = function write_raw(value) {
   const len = value.length >>> 0;
   if (!len) return this;
-  copyBytes(this._u8, this._payload(OP_RAW, len), value, len);
+  const at = this._payload(OP_RAW, len); // may move this writer to another arena: read _u8 after
+  copyBytes(this._u8, at, value, len);
   return this._endPayload(len);
 };
 
