@@ -69,8 +69,8 @@ fn throw(env: sys::napi_env, error: &Error) {
     }
 }
 
-fn napi_error(what: &str) -> impl Fn(napi::Error) -> Error + '_ {
-    move |e| Error::Binding(format!("{what}: {e}"))
+fn napi_error(what: &'static str) -> impl Fn(napi::Error) -> Error {
+    move |_| Error::Binding(what)
 }
 
 /// Numbers `index.js` shares with the replay: every opcode by name, and the control block layout.
@@ -219,14 +219,14 @@ unsafe extern "C" fn call_bound(
         )
     };
     if status != sys::Status::napi_ok || data.is_null() {
-        throw(env, &Error::Binding("could not read the call".into()));
+        throw(env, &Error::Binding("could not read the call"));
         return ptr::null_mut();
     }
     // Safety: `data` is the `Bound` this function was created with, alive while it is.
     let bound = unsafe { &*data.cast::<Bound>() };
     let result = match bound.engine.try_borrow_mut() {
         Ok(mut engine) => (bound.method)(&mut engine, env, argv),
-        Err(_) => Err(Error::Binding("the engine is already in use".into())),
+        Err(_) => Err(Error::Binding("the engine is already in use")),
     };
     result.unwrap_or_else(|error| {
         throw(env, &error);
@@ -350,7 +350,7 @@ impl Engine {
             Some(slab) if !std::mem::replace(&mut self.slab_shared, true) => {
                 Block::to_buffer(slab, env)
             }
-            _ => Err(Error::Binding("no slab to take".into())),
+            _ => Err(Error::Binding("no slab to take")),
         }
     }
 
@@ -374,7 +374,7 @@ impl Engine {
         let output = self
             .output
             .take()
-            .ok_or_else(|| Error::Binding("no output to take".into()))?;
+            .ok_or_else(|| Error::Binding("no output to take"))?;
         let buffer = BufferSlice::from_data(&Env::from_raw(env), output)
             .map_err(napi_error("could not create the result"))?;
         to_value(env, buffer)
@@ -383,7 +383,7 @@ impl Engine {
     fn current_tape(&self) -> Result<Rc<Block>, Error> {
         self.tape
             .clone()
-            .ok_or_else(|| Error::Binding("no current tape".into()))
+            .ok_or_else(|| Error::Binding("no current tape"))
     }
 
     /// Refuses a tape from JS that overlaps memory the replay writes.

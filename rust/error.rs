@@ -4,7 +4,7 @@ use std::fmt;
 
 /// Why a tape could not be replayed. Every variant names where in the tape it happened, in words
 /// from the start of the replayed region.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Error {
     /// A record, operand or payload runs past the end of the tape.
     Truncated {
@@ -41,7 +41,7 @@ pub enum Error {
         bytes: usize,
     },
     /// An N-API call failed or the binding was used out of order.
-    Binding(String),
+    Binding(&'static str),
 }
 
 impl fmt::Display for Error {

@@ -89,13 +89,12 @@ impl Block {
                 drop(keep)
             })
         }
-        .map_err(|e| Error::Binding(format!("could not share memory with JS: {e}")))?;
+        .map_err(|_| Error::Binding("could not share memory with JS"))?;
         // A runtime without external buffers (napi_no_external_buffers_allowed) silently copies;
         // a copy would break the sharing the whole design rests on.
         if buffer.as_ref().as_ptr() != block.ptr.as_ptr().cast_const() {
             return Err(Error::Binding(
-                "this runtime does not allow external buffers, which protobufjs-rustwriter needs"
-                    .to_owned(),
+                "this runtime does not allow external buffers, which protobufjs-rustwriter needs",
             ));
         }
         Ok(buffer.raw())
