@@ -374,25 +374,21 @@ impl Engine {
         let output = self
             .output
             .take()
-            .ok_or_else(|| Error::Binding("no output to take"))?;
+            .ok_or(Error::Binding("no output to take"))?;
         let buffer = BufferSlice::from_data(&Env::from_raw(env), output)
             .map_err(napi_error("could not create the result"))?;
         to_value(env, buffer)
     }
 
     fn current_tape(&self) -> Result<Rc<Block>, Error> {
-        self.tape
-            .clone()
-            .ok_or_else(|| Error::Binding("no current tape"))
+        self.tape.clone().ok_or(Error::Binding("no current tape"))
     }
 
     /// Refuses a tape from JS that overlaps memory the replay writes.
     fn check_foreign(&self, tape: &[u8]) -> Result<(), Error> {
         let slab_overlaps = self.slab.as_ref().is_some_and(|slab| slab.overlaps(tape));
         if slab_overlaps || self.control.overlaps(tape) {
-            return Err(Error::Binding(
-                "the tape overlaps the engine's own memory".into(),
-            ));
+            return Err(Error::Binding("the tape overlaps the engine's own memory"));
         }
         Ok(())
     }
