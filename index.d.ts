@@ -1,0 +1,71 @@
+/// <reference types="node" />
+
+/** A 64-bit value as protobuf.js accepts it, plus BigInt. */
+export type Long64 = number | string | bigint | { low: number; high: number; unsigned?: boolean };
+
+/**
+ * Wire format writer with protobuf.js's `Writer` API (8.8.1), recording into a tape that is
+ * encoded natively on `finish()`.
+ */
+export declare class RustWriter {
+  constructor();
+  /** Creates a new writer. */
+  static create(): RustWriter;
+  /** Allocates a buffer of the specified size. */
+  static alloc(size: number): Buffer;
+  /** Bytes `finish()` would return now (an open fork counts its one placeholder byte). */
+  readonly pos: number;
+  /** Same as `pos` (protobuf.js 8.x's deprecated alias). */
+  readonly len: number;
+  uint32(value: number): this;
+  int32(value: number): this;
+  sint32(value: number): this;
+  uint64(value: Long64): this;
+  int64(value: Long64): this;
+  sint64(value: Long64): this;
+  bool(value: boolean): this;
+  fixed32(value: number): this;
+  sfixed32(value: number): this;
+  fixed64(value: Long64): this;
+  sfixed64(value: Long64): this;
+  float(value: number): this;
+  double(value: number): this;
+  /** Writes a sequence of bytes (a base64 string is decoded). */
+  bytes(value: Uint8Array | ArrayLike<number> | string): this;
+  /** Writes bytes without a length prefix. */
+  raw(value: Uint8Array | ArrayLike<number>): this;
+  string(value: string): this;
+  uint32s(value: ArrayLike<number>): this;
+  int32s(value: ArrayLike<number>): this;
+  sint32s(value: ArrayLike<number>): this;
+  uint64s(value: ArrayLike<Long64>): this;
+  int64s(value: ArrayLike<Long64>): this;
+  sint64s(value: ArrayLike<Long64>): this;
+  bools(value: ArrayLike<boolean>): this;
+  fixed32s(value: ArrayLike<number>): this;
+  sfixed32s(value: ArrayLike<number>): this;
+  fixed64s(value: ArrayLike<Long64>): this;
+  sfixed64s(value: ArrayLike<Long64>): this;
+  floats(value: ArrayLike<number>): this;
+  doubles(value: ArrayLike<number>): this;
+  /** Starts a length-delimited section. */
+  fork(): this;
+  /** Drops what was written since the last `fork()`, or everything if none is open. */
+  reset(): this;
+  /** Closes the innermost fork with its length prefix (with none open, prefixes everything). */
+  ldelim(): this;
+  /** The bytes written so far, as a Buffer the caller owns. `shared` is accepted and ignored. */
+  finish(shared?: boolean): Buffer;
+  /** Writes the bytes into `buf` at `offset` (default 0) and returns `buf`. */
+  finishInto<T extends Uint8Array>(buf: T, offset?: number): T;
+}
+
+/** The parts of a protobufjs module `install` uses. */
+export interface ProtobufModule {
+  Writer: { create(): unknown; _configure?: (...args: unknown[]) => unknown };
+}
+
+/** Makes every encode of this protobufjs instance write through RustWriter. Idempotent. */
+export declare function install<T extends ProtobufModule>(protobuf: T): T;
+/** Restores protobufjs's own writer. */
+export declare function uninstall<T extends ProtobufModule>(protobuf: T): T;
