@@ -1,45 +1,77 @@
 'use strict';
 
 /**
- * The one benchmark wrapper: proves that contenders sharing a `same` key produce identical bytes,
- * then times them all interleaved in one benchmark.js suite and reports ops/s and the ratio to
- * the first (the reference).
+ * The one benchmark wrapper: proves that every contender produces the reference's bytes (the
+ * first contender's), then times them all, one after the other in one benchmark.js suite in this
+ * process, then checks the bytes again (a writer whose state drifts over many ops fails here).
  */
 
-const assert = require('assert');
 const Benchmark = require('benchmark');
 
 /**
+ * benchmark.js options per contender. maxTime is the sampling time (s) after which benchmark.js
+ * stops once minSamples are in: 36 benchmarks × ~3.5 s (cycle calibration included), plus the
+ * allocation windows, keep `npm run bench` near 3 minutes on 2 cores; 3 s rather than 2 s of
+ * sampling evens out some of a busy machine's noise.
+ */
+const BENCH_OPTIONS = { minSamples: 10, maxTime: 3 };
+/** Bytes of context shown around the first differing byte. */
+const DIFF_CONTEXT = 8;
+
+/**
+ * Where two outputs first differ, for a failure message.
+ * @param {{name: string, bytes: Buffer}} reference Reference contender and its bytes
+ * @param {{name: string, bytes: Buffer}} other Other contender and its bytes
+ * @returns {string} Description
+ */
+function describeDiff(reference, other) {
+  const [expected, actual] = [reference.bytes, other.bytes];
+  let at = 0;
+  while (at < expected.length && at < actual.length && expected[at] === actual[at]) at += 1;
+  const around = (buf) => buf.subarray(Math.max(0, at - DIFF_CONTEXT), at + DIFF_CONTEXT).toString('hex');
+  return `${other.name} gives ${actual.length} bytes, ${reference.name} ${expected.length}; first difference at ` +
+    `byte ${at} (${reference.name} …${around(expected)}…, ${other.name} …${around(actual)}…)`;
+}
+
+/**
+ * Runs every contender once and compares its bytes with the reference's.
+ * @param {Array<{name: string, fn: () => Uint8Array}>} contenders Reference first
+ * @param {string} when 'before timing' or 'after timing'
+ * @returns {{bytes: number, error: string|null}} Reference length, and the first mismatch
+ */
+function checkBytes(contenders, when) {
+  const reference = { name: contenders[0].name, bytes: Buffer.from(contenders[0].fn()) };
+  for (const { name, fn } of contenders.slice(1)) {
+    const other = { name, bytes: Buffer.from(fn()) };
+    if (!reference.bytes.equals(other.bytes)) return { bytes: reference.bytes.length, error: `${when}: ${describeDiff(reference, other)}` };
+  }
+  return { bytes: reference.bytes.length, error: null };
+}
+
+/**
+ * Checks the bytes, times every contender, checks the bytes again.
  * @param {string} name Case name
- * @param {Array<{name: string, same: string, fn: () => Uint8Array}>} contenders The first is the
- *   reference; those with the same `same` key must produce the same bytes
- * @returns {{name: string, results: Array<{name: string, hz: number, rme: number, ratio: number}>}}
+ * @param {Array<{key: string, name: string, fn: () => Uint8Array}>} contenders Reference first
+ * @returns {{bytes: number, error: string|null, results: Array<{key: string, name: string, hz: number,
+ *   rme: number, samples: number}>}} Results in contender order (none if the bytes differ)
  */
 function runCase(name, contenders) {
-  const reference = Buffer.from(contenders[0].fn());
-  const firstOfGroup = new Map();
-  for (const { name: who, same, fn } of contenders) {
-    const bytes = Buffer.from(fn());
-    if (!firstOfGroup.has(same)) firstOfGroup.set(same, { who, bytes });
-    const first = firstOfGroup.get(same);
-    assert.ok(first.bytes.equals(bytes), `${name}: ${who} must produce the same bytes as ${first.who}`);
-  }
+  const before = checkBytes(contenders, 'before timing');
+  if (before.error) return { ...before, results: [] };
   const suite = new Benchmark.Suite(name);
-  for (const { name: who, fn } of contenders) suite.add(who, fn, { minSamples: 20 });
+  for (const { name: who, fn } of contenders) suite.add(who, fn, BENCH_OPTIONS);
   suite.run({ async: false });
-  const hz = Array.from(suite, (bench) => bench.hz);
+  const thrown = Array.from(suite).find((bench) => bench.error);
+  if (thrown) return { bytes: before.bytes, error: `while timing ${thrown.name}: ${thrown.error}`, results: [] };
   const results = Array.from(suite, (bench, i) => ({
+    key: contenders[i].key,
     name: contenders[i].name,
     hz: bench.hz,
     rme: bench.stats.rme,
-    ratio: bench.hz / hz[0],
+    samples: bench.stats.sample.length,
   }));
-  process.stdout.write(`\n${name} (${reference.length} bytes)\n`);
-  for (const r of results) {
-    process.stdout.write(`  ${r.name.padEnd(28)} ${Math.round(r.hz).toLocaleString('en-US').padStart(12)} ops/s ` +
-      `±${r.rme.toFixed(1).padStart(4)}%  ${r.ratio.toFixed(2)}x\n`);
-  }
-  return { name, bytes: reference.length, results };
+  const after = checkBytes(contenders, 'after timing');
+  return { ...after, results: after.error ? [] : results };
 }
 
-module.exports = { runCase };
+module.exports = { runCase, BENCH_OPTIONS };

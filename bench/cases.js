@@ -1,0 +1,160 @@
+'use strict';
+
+/**
+ * The cases and contenders of `npm run bench`.
+ *
+ * A case is a message (or a list of messages, for `stream`) of bench/fixtures/bench.proto, built
+ * from seeded data (bench/data.js), and a way to encode it. Each contender encodes it through its
+ * own copy of the generated code: a Root parsed for that case and contender alone (reflection), or
+ * its own static module (bench/static.js), so each generated encoder only ever sees one writer
+ * class and one kind of input, as in a real process; encoders shared between writers or inputs
+ * would turn polymorphic and slow every contender down. What stays shared is each library's
+ * writer, as in any process that encodes more than one message type.
+ */
+
+const assert = require('assert');
+const path = require('path');
+const protobuf = require('protobufjs');
+const protobuf7 = require('protobufjs7');
+const { RustWriter } = require('..');
+const { prng } = require('../test/helpers');
+const data = require('./data');
+
+const PROTO_FILE = path.join(__dirname, 'fixtures', 'bench.proto');
+/** One seed for every case: each case's data depends only on its own builder. */
+const SEED = 42;
+
+const VERSION_8 = require('protobufjs/package.json').version;
+const VERSION_7 = require('protobufjs7/package.json').version;
+
+/**
+ * The contenders: protobufjs 8.8.1 and 7.6.6 with their own writers, and RustWriter driven by
+ * protobufjs 8.8.1's generated code. The first is the reference for the byte check.
+ */
+const CONTENDERS = [
+  { key: 'pbjs8', name: `protobufjs ${VERSION_8}`, pkg: 'protobufjs', pb: protobuf, writer: protobuf.Writer },
+  { key: 'pbjs7', name: `protobufjs ${VERSION_7}`, pkg: 'protobufjs7', pb: protobuf7, writer: protobuf7.Writer },
+  { key: 'rust', name: `RustWriter (${VERSION_8} codegen)`, pkg: 'protobufjs', pb: protobuf, writer: RustWriter },
+];
+
+/**
+ * What one benchmark op does, per mode. `T` is the message type, `m` the input, `Writer` the
+ * contender's writer class. protobufjs's own writer is left to the encoder (`Writer.create()`
+ * inside `encode`), as users call it; RustWriter is passed in.
+ */
+const STREAM_SOURCE =
+  'const w = Writer.create(); for (let i = 0; i < m.length; ++i) T.encodeDelimited(m[i], w); return w.finish();';
+const OP_SOURCES = {
+  single: { own: 'return T.encode(m).finish();', passed: 'return T.encode(m, Writer.create()).finish();' },
+  stream: { own: STREAM_SOURCE, passed: STREAM_SOURCE },
+};
+
+/** Shortest and longest encoded lengths the large case must have on both sides of. */
+const ONE_BYTE_LENGTH_MAX = 127;
+const TWO_BYTE_LENGTH_MAX = 16383;
+
+/**
+ * Asserts that the large message's items have lengths on both sides of 127 and its chunks on
+ * both sides of 16383 (one- vs two-byte and two- vs three-byte length prefixes).
+ * @param {protobuf.Root} root A protobufjs 8.8.1 Root of bench.proto
+ * @param {object} message bench.Large
+ * @returns {undefined}
+ */
+function assertLengthsCross(root, message) {
+  const Chunk = root.lookupType('bench.Chunk');
+  const Item = root.lookupType('bench.Item');
+  const chunks = message.sections.flatMap((s) => s.chunks);
+  const items = chunks.flatMap((c) => c.items);
+  const straddles = (lengths, max) => lengths.some((n) => n <= max) && lengths.some((n) => n > max);
+  assert.ok(straddles(items.map((i) => Item.encode(i).len), ONE_BYTE_LENGTH_MAX), 'item lengths must cross 127');
+  assert.ok(straddles(chunks.map((c) => Chunk.encode(c).len), TWO_BYTE_LENGTH_MAX), 'chunk lengths must cross 16383');
+}
+
+/**
+ * The cases, in run order. `group` lets a command line select all variants of a case at once;
+ * `rustInput` maps the input to what RustWriter gets (BigInts for `int64-bigint`, where the
+ * protobufjs writers, which cannot take BigInt, get the equal `Long`s).
+ */
+const CASES = [
+  { id: 'tiny', group: 'tiny', title: 'tiny {uint32, string}', type: 'bench.Tiny', build: data.tiny },
+  { id: 'small', group: 'small', title: 'small nested, reflection', type: 'bench.Small', build: data.small },
+  { id: 'strings', group: 'strings', title: 'string-heavy', type: 'bench.Strings', build: data.strings },
+  { id: 'int64-long', group: 'int64', title: '64-bit ×500, Long', type: 'bench.Longs', build: (r) => data.longs(r, 'long') },
+  {
+    id: 'int64-number', group: 'int64', title: '64-bit ×500, number', type: 'bench.Longs',
+    build: (r) => data.longs(r, 'number'),
+  },
+  {
+    id: 'int64-bigint', group: 'int64', title: '64-bit ×500, BigInt', type: 'bench.Longs',
+    build: (r) => data.longs(r, 'long'), rustInput: data.toBigInts,
+  },
+  { id: 'packed-array', group: 'packed', title: 'packed ×4×10k, arrays', type: 'bench.Packed', build: (r) => data.packed(r, false) },
+  {
+    id: 'packed-typed', group: 'packed', title: 'packed ×4×10k, typed arrays', type: 'bench.Packed',
+    build: (r) => data.packed(r, true),
+  },
+  { id: 'bytes', group: 'bytes', title: 'bytes-heavy 10×64 KB', type: 'bench.Blobs', build: data.blobs },
+  { id: 'large', group: 'large', title: 'large nested ~1 MB', type: 'bench.Large', build: data.large, verify: assertLengthsCross },
+  {
+    id: 'stream', group: 'stream', title: `stream ×${data.STREAM_LENGTH} delimited`, type: 'bench.Small', build: data.stream,
+    mode: 'stream', messagesPerOp: data.STREAM_LENGTH,
+  },
+  { id: 'static', group: 'static', title: 'small nested, pbjs static code', type: 'bench.Small', build: data.small, codegen: 'static' },
+];
+
+/**
+ * The cases a command line names (ids or groups); all of them for an empty list.
+ * @param {string[]} names Case ids or groups
+ * @returns {object[]} Cases, in run order
+ */
+function selectCases(names) {
+  const known = new Set(CASES.flatMap((c) => [c.id, c.group]));
+  const unknown = names.filter((n) => !known.has(n));
+  if (unknown.length) throw new Error(`unknown case ${unknown.join(', ')}; cases: ${[...known].join(', ')}`);
+  return names.length ? CASES.filter((c) => names.includes(c.id) || names.includes(c.group)) : CASES;
+}
+
+/**
+ * One benchmark op as a fresh function. Compiled per (case, contender) so that no call site, and
+ * so no type feedback, is shared between benchmarks.
+ * @param {string} source Function body
+ * @param {object} T Message type (reflected Type or static class)
+ * @param {*} m Input
+ * @param {Function} Writer The contender's writer class
+ * @returns {() => Uint8Array} The op
+ */
+function compileOp(source, T, m, Writer) {
+  return new Function('T', 'm', 'Writer', `'use strict'; return function encodeOp() { ${source} };`)(T, m, Writer);
+}
+
+/**
+ * The message type a contender encodes a case with.
+ * @param {object} c Case
+ * @param {object} contender Contender
+ * @param {Object<string, object>|null} statics Static modules per contender key
+ * @returns {object} Type or static class
+ */
+function typeFor(c, contender, statics) {
+  if (c.codegen === 'static') return c.type.split('.').reduce((ns, name) => ns[name], statics[contender.key]);
+  return new contender.pb.Root().loadSync(PROTO_FILE).lookupType(c.type);
+}
+
+/**
+ * The contenders of one case, with their ops, ready for bench/suite.js.
+ * @param {object} c Case
+ * @param {Object<string, object>|null} statics Static modules per contender key (static case only)
+ * @returns {Array<{key: string, name: string, fn: () => Uint8Array}>} Contenders, reference first
+ */
+function prepareCase(c, statics) {
+  const input = c.build(prng(SEED));
+  if (c.verify) c.verify(new protobuf.Root().loadSync(PROTO_FILE), input);
+  const sources = OP_SOURCES[c.mode || 'single'];
+  return CONTENDERS.map((contender) => {
+    const rust = contender.writer === RustWriter;
+    const m = rust && c.rustInput ? c.rustInput(input) : input;
+    const source = rust ? sources.passed : sources.own;
+    return { key: contender.key, name: contender.name, fn: compileOp(source, typeFor(c, contender, statics), m, contender.writer) };
+  });
+}
+
+module.exports = { CASES, CONTENDERS, PROTO_FILE, selectCases, prepareCase };

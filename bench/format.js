@@ -1,0 +1,68 @@
+'use strict';
+
+/** Number formatting shared by the console report (bench/index.js) and bench/render.js. */
+
+const KIB = 1024;
+const MIB = KIB * KIB;
+
+/**
+ * Ops per second with thousands separators, no decimals.
+ * @param {number} hz Ops per second
+ * @returns {string} e.g. "1,234,567"
+ */
+function opsPerSecond(hz) {
+  return Math.round(hz).toLocaleString('en-US');
+}
+
+/**
+ * A ratio as "1.23x".
+ * @param {number} ratio Ratio
+ * @returns {string} Text
+ */
+function ratio(ratio) {
+  return `${ratio.toFixed(2)}x`;
+}
+
+/**
+ * A byte count in B, KiB or MiB, three significant digits at most.
+ * @param {number} bytes Bytes (may be negative or fractional)
+ * @returns {string} e.g. "512 B", "12.3 KiB", "1.02 MiB"
+ */
+function byteSize(bytes) {
+  const abs = Math.abs(bytes);
+  if (abs < KIB) return `${Math.round(bytes)} B`;
+  const [value, unit] = abs < MIB ? [bytes / KIB, 'KiB'] : [bytes / MIB, 'MiB'];
+  return `${Math.abs(value) < 100 ? value.toPrecision(3) : Math.round(value)} ${unit}`;
+}
+
+/**
+ * Seconds as "3m 12s".
+ * @param {number} seconds Seconds
+ * @returns {string} Text
+ */
+function duration(seconds) {
+  const s = Math.round(seconds);
+  return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m ${s % 60}s`;
+}
+
+/**
+ * The machine and software line of a results file.
+ * @param {object} run Parsed bench/results/*.json
+ * @returns {string} e.g. "2 × AMD EPYC, Linux 6.1.0 x64, Node v20.20.2"
+ */
+function machineLine(run) {
+  const { machine } = run;
+  return `${machine.cores} × ${machine.cpu}, ${machine.os}, Node ${run.node}`;
+}
+
+/**
+ * The commit a results file was produced on.
+ * @param {object} run Parsed bench/results/*.json
+ * @returns {string} e.g. "commit 78002ab (plus uncommitted changes)"
+ */
+function commitLine(run) {
+  if (!run.git) return 'no git commit';
+  return `commit ${run.git.commit.slice(0, 7)}${run.git.dirty ? ' (plus uncommitted changes)' : ''}`;
+}
+
+module.exports = { opsPerSecond, ratio, byteSize, duration, machineLine, commitLine };

@@ -1,0 +1,228 @@
+'use strict';
+
+/**
+ * `node bench/render.js`: renders bench/results/latest.json (written by a full `npm run bench`,
+ * which also runs this) into bench/results/latest.svg, a bar chart of RustWriter's ratios, and
+ * into the README's benchmark table, between the markers below. Every number in either comes
+ * from the JSON, so neither ever shows a number no run produced.
+ */
+
+const fs = require('fs');
+const path = require('path');
+const format = require('./format');
+
+const RESULTS = path.join(__dirname, 'results', 'latest.json');
+const SVG = path.join(__dirname, 'results', 'latest.svg');
+const README = path.join(__dirname, '..', 'README.md');
+const START_MARKER = '<!-- bench:start -->';
+const END_MARKER = '<!-- bench:end -->';
+
+/** Chart geometry (px). */
+const CHART = {
+  width: 860,
+  labelX: 12, // case titles start here
+  plotLeft: 300, // the plot starts right of the titles, with room for a value label left of a bar
+  plotRight: 800, // and ends with room for a value label right of a bar
+  top: 72, // first row
+  rowHeight: 36,
+  barHeight: 12,
+  footer: 56, // axis labels and the run line
+};
+/** The log axis spans at least 0.1x to 10x, so charts of different runs compare at a glance. */
+const MIN_DOMAIN = [0.1, 10];
+/** Room around the extreme ratios when they leave MIN_DOMAIN. */
+const DOMAIN_PADDING = 1.25;
+/** Bar colour per comparison. */
+const COLORS = { pbjs8: '#2f6fb0', pbjs7: '#e08a1e' };
+/** Tick mantissas of the log axis. */
+const TICK_MANTISSAS = [1, 2, 5];
+
+/**
+ * Escapes text for SVG/XML.
+ * @param {string} text Text
+ * @returns {string} Escaped text
+ */
+function xml(text) {
+  return String(text).replace(/[&<>"]/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[ch]);
+}
+
+/**
+ * The 1-2-5 tick values from the largest one ≤ lo to the smallest one ≥ hi.
+ * @param {number} lo Smallest value to cover
+ * @param {number} hi Largest value to cover
+ * @returns {number[]} Ticks, ascending
+ */
+function logTicks(lo, hi) {
+  const ticks = [];
+  for (let exp = Math.floor(Math.log10(lo)) - 1; exp <= Math.ceil(Math.log10(hi)); ++exp) {
+    for (const m of TICK_MANTISSAS) ticks.push(Number((m * 10 ** exp).toPrecision(1)));
+  }
+  const first = ticks.filter((t) => t <= lo).pop();
+  const last = ticks.find((t) => t >= hi);
+  return ticks.filter((t) => t >= first && t <= last);
+}
+
+/**
+ * The SVG bar chart: per case, RustWriter's ops/s over protobufjs 8.8.1's and 7.6.6's, on a log
+ * axis with a line at 1.0.
+ * @param {object} run Parsed latest.json
+ * @returns {string} SVG document
+ */
+function renderSvg(run) {
+  const [ref8, ref7] = run.contenders;
+  const ratios = run.cases.filter((c) => !c.error).flatMap((c) => [c.ratios.pbjs8, c.ratios.pbjs7]);
+  const ticks = logTicks(Math.min(MIN_DOMAIN[0], ...ratios.map((r) => r / DOMAIN_PADDING)),
+    Math.max(MIN_DOMAIN[1], ...ratios.map((r) => r * DOMAIN_PADDING)));
+  const [lo, hi] = [Math.log10(ticks[0]), Math.log10(ticks[ticks.length - 1])];
+  const x = (r) => CHART.plotLeft + ((Math.log10(r) - lo) / (hi - lo)) * (CHART.plotRight - CHART.plotLeft);
+  const plotBottom = CHART.top + run.cases.length * CHART.rowHeight;
+  const height = plotBottom + CHART.footer;
+  const out = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${CHART.width}" height="${height}" ` +
+      `viewBox="0 0 ${CHART.width} ${height}" font-family="sans-serif" font-size="12">`,
+    `<rect width="${CHART.width}" height="${height}" fill="#fff"/>`,
+    `<text x="${CHART.labelX}" y="22" font-size="15" font-weight="bold">RustWriter ops/s ÷ protobufjs ops/s, per case ` +
+      '(log scale; right of 1.0: RustWriter faster)</text>',
+  ];
+  for (const [i, [key, ref]] of [['pbjs8', ref8], ['pbjs7', ref7]].entries()) {
+    const lx = CHART.labelX + i * 240;
+    out.push(`<rect x="${lx}" y="36" width="14" height="12" fill="${COLORS[key]}"/>`,
+      `<text x="${lx + 20}" y="46">vs ${xml(ref.name)}</text>`);
+  }
+  for (const t of ticks) {
+    const tx = x(t).toFixed(1);
+    out.push(`<line x1="${tx}" y1="${CHART.top - 6}" x2="${tx}" y2="${plotBottom}" stroke="${t === 1 ? '#222' : '#ddd'}" ` +
+      `stroke-width="${t === 1 ? 1.5 : 1}"/>`,
+    `<text x="${tx}" y="${plotBottom + 16}" text-anchor="middle" fill="#555">${t}x</text>`);
+  }
+  run.cases.forEach((c, row) => {
+    const y = CHART.top + row * CHART.rowHeight;
+    out.push(`<text x="${CHART.labelX}" y="${y + CHART.rowHeight / 2 + 1}">${xml(c.title)}</text>`);
+    if (c.error) {
+      out.push(`<text x="${x(1) + 6}" y="${y + CHART.rowHeight / 2 + 1}" fill="#c00">bytes differ: not timed</text>`);
+      return;
+    }
+    ['pbjs8', 'pbjs7'].forEach((key, k) => {
+      const r = c.ratios[key];
+      const [x1, x2] = [x(1), x(r)];
+      const by = y + 4 + k * (CHART.barHeight + 2);
+      out.push(`<rect x="${Math.min(x1, x2).toFixed(1)}" y="${by}" width="${Math.abs(x2 - x1).toFixed(1)}" ` +
+        `height="${CHART.barHeight}" fill="${COLORS[key]}"/>`,
+      `<text x="${(r >= 1 ? x2 + 4 : x2 - 4).toFixed(1)}" y="${by + CHART.barHeight - 2}" font-size="11" ` +
+        `text-anchor="${r >= 1 ? 'start' : 'end'}">${format.ratio(r)}</text>`);
+    });
+  });
+  out.push(`<text x="${CHART.labelX}" y="${height - 12}" fill="#555">${xml(runLine(run))}</text>`, '</svg>');
+  return `${out.join('\n')}\n`;
+}
+
+/**
+ * The date, machine and commit line of a run.
+ * @param {object} run Parsed latest.json
+ * @returns {string} Text
+ */
+function runLine(run) {
+  return `Run of ${run.date.slice(0, 10)} on ${format.machineLine(run)}; ${format.commitLine(run)}`;
+}
+
+/**
+ * A markdown table row.
+ * @param {Array<string|number>} cells Cells
+ * @returns {string} Row
+ */
+function tableRow(cells) {
+  return `| ${cells.map((cell) => String(cell).replace(/\|/g, '\\|')).join(' | ')} |`;
+}
+
+/**
+ * One allocation cell: total per op, and beyond the result in parentheses; "~" if noisy.
+ * @param {object} alloc Allocation record
+ * @returns {string} Cell
+ */
+function allocCell(alloc) {
+  if (alloc.error) return 'n/a';
+  return `${alloc.noisy ? '~' : ''}${format.byteSize(alloc.total)} (${format.byteSize(alloc.beyondResult)})`;
+}
+
+/**
+ * The README's benchmark section body: run line, chart, speed, allocation and target tables.
+ * @param {object} run Parsed latest.json
+ * @returns {string} Markdown, markers included
+ */
+function renderMarkdown(run) {
+  const names = run.contenders.map((c) => c.name);
+  const [ref8, ref7, rust] = run.contenders;
+  const speed = [
+    tableRow(['case', 'bytes/op', ...names.map((n) => `${n} ops/s`), `vs ${ref8.name}`, `vs ${ref7.name}`, 'vs the faster']),
+    tableRow(['---', ...Array(7).fill('--:')]),
+  ];
+  const alloc = [tableRow(['case', ...names]), tableRow(['---', ...Array(3).fill('--:')])];
+  for (const c of run.cases) {
+    const title = c.messagesPerOp > 1 ? `${c.title} (${c.messagesPerOp} messages/op)` : c.title;
+    if (c.error) {
+      speed.push(tableRow([title, c.bytes.toLocaleString('en-US'), 'bytes differ, not timed', '', '', '', '', '']));
+      continue;
+    }
+    const hz = run.contenders.map(({ key }) => {
+      const { hz: opsPerSecond, rme } = c.contenders[key];
+      return `${format.opsPerSecond(opsPerSecond)} ±${rme.toFixed(1)}%`;
+    });
+    const r = c.ratios;
+    speed.push(tableRow([title, c.bytes.toLocaleString('en-US'), ...hz, format.ratio(r.pbjs8), format.ratio(r.pbjs7),
+      format.ratio(r.faster)]));
+    alloc.push(tableRow([title, ...run.contenders.map(({ key }) => allocCell(c.contenders[key].alloc))]));
+  }
+  const targets = [tableRow(['target', 'ratio', 'needed', '']), tableRow(['---', '--:', '--:', '---'])];
+  for (const t of run.targets) {
+    targets.push(tableRow([t.label, t.value === null ? '' : format.ratio(t.value), `≥ ${format.ratio(t.threshold)}`, t.status]));
+  }
+  return [
+    START_MARKER,
+    '<!-- Generated by bench/render.js from bench/results/latest.json: rerun `npm run bench` rather than editing. -->',
+    `${runLine(run)}; ${rust.name} vs ${ref8.name} and ${ref7.name}; the run took ` +
+      `${format.duration(run.runtimeSeconds)}.`,
+    '',
+    '![RustWriter ops/s over protobufjs ops/s per case](bench/results/latest.svg)',
+    '',
+    ...speed,
+    '',
+    ...run.notes.map((note) => `Noise: ${note}\n`),
+    'Allocated per op, JS heap + external memory, median of the measurement windows (in parentheses: beyond ' +
+      'the bytes of the result itself; ~: the windows spread more than 10%):',
+    '',
+    ...alloc,
+    '',
+    'Targets:',
+    '',
+    ...targets,
+    END_MARKER,
+  ].join('\n');
+}
+
+/**
+ * Replaces the README's benchmark section between the markers.
+ * @param {string} readme README text
+ * @param {string} section Rendered section, markers included
+ * @returns {string} New README text
+ */
+function replaceSection(readme, section) {
+  const start = readme.indexOf(START_MARKER);
+  const end = readme.indexOf(END_MARKER);
+  if (start < 0 || end < start) throw new Error(`README.md needs ${START_MARKER} … ${END_MARKER} markers`);
+  return readme.slice(0, start) + section + readme.slice(end + END_MARKER.length);
+}
+
+/**
+ * Renders latest.json into the SVG and the README.
+ * @returns {undefined}
+ */
+function main() {
+  const run = JSON.parse(fs.readFileSync(RESULTS, 'utf8'));
+  fs.writeFileSync(SVG, renderSvg(run));
+  fs.writeFileSync(README, replaceSection(fs.readFileSync(README, 'utf8'), renderMarkdown(run)));
+  process.stdout.write(`rendered ${path.relative(process.cwd(), SVG)} and the README benchmark table\n`);
+}
+
+module.exports = { main };
+
+if (require.main === module) main();
