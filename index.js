@@ -4,16 +4,17 @@
  * protobufjs-rustwriter: a drop-in replacement for protobuf.js's `Writer`.
  *
  * Each write method stores an opcode and its raw operand into a tape (typed-array views of
- * memory the native side owns); `finish()` makes one native call without arguments that replays
- * the tape into the result. The tape format is defined once, in `rust/opcode.rs`; the opcode
- * numbers come from the binding at load time.
+ * memory the native side owns); `finish()` replays the tape into the result: a short tape in JS
+ * (cheaper than a native call), a longer one with one native call without arguments. The tape
+ * format is defined once, in `rust/opcode.rs`; the opcode numbers come from the binding at load
+ * time.
  *
- * Tapes are append-only arenas shared by the writers of this module instance. A writer records
- * into a region of the current arena; a new writer starts its region where the last one ended
- * and takes over the arena's top by setting the previous owner's capacity (`_c`) to 0. So a
- * finished writer keeps its bytes (`finish()` twice, writing after `finish()` work as in
- * protobuf.js), and only a writer that writes again after losing the top moves, once, to an
- * arena of its own.
+ * Tapes live in a ring shared by the writers of this module instance. A writer records into a
+ * region at the ring's top; `finish()` hands the region back (the returned bytes are then the
+ * writer's content, re-recorded if it is written again), so the next writer records into the
+ * same, already cached memory. A writer that loses the top while it still needs its region
+ * (nested or interleaved writers) keeps it: the ring is then replaced rather than reused, and the
+ * writer moves, once, to an arena of its own when it writes again.
  */
 
 const { markAsUntransferable } = require('worker_threads');
@@ -48,10 +49,16 @@ for (const name of Object.keys(P)) {
   if (typeof P[name] !== 'number') throw new Error(`protobufjs-rustwriter: binding protocol has no number for ${name}`);
 }
 
-/** Bytes of a shared arena. Large enough that a new one (~3 µs) is needed rarely. */
-const ARENA_BYTES = 256 * 1024;
+/** Bytes of the shared tape ring. Writers reuse it from the start whenever nothing there is
+ * still needed, so it stays in cache and never costs fresh pages (a fresh page costs ~0.5-1.7 µs
+ * on the 2-core machines this was measured on, `bench/probe-memory.js`). */
+const RING_BYTES = 256 * 1024;
 /** A writer whose region would exceed this many words records into an arena of its own. */
-const SHARED_MAX_WORDS = ARENA_BYTES / 4 / 4;
+const SHARED_MAX_WORDS = RING_BYTES / 4 / 4;
+/** Length of the displaced-writers list at which it is pruned. */
+const DISPLACED_PRUNE = 64;
+/** Largest private arena kept for the next large writer instead of being given back. */
+const SPARE_MAX_BYTES = 64 * 1024 * 1024;
 /** Strings shorter than this are UTF-8 encoded by a JS loop (WTF-8 for lone surrogates), longer
  * ones by `Buffer#utf8Write` (U+FFFD), exactly where protobuf.js's BufferWriter switches. */
 const UTF8_LOOP_MAX = 40;
@@ -96,13 +103,19 @@ class Arena {
   }
 }
 
-let current = new Arena(ARENA_BYTES, true);
+/** The shared ring. Replaced (not wrapped) only when a writer that lost its top still needs
+ * its region there, so a region is never overwritten while its writer may use it. */
+let ring = new Arena(RING_BYTES, true);
+/** Writers that lost the ring's top with a region they may still need. */
+const displaced = [];
+/** A private arena no writer uses, kept for the next large writer. */
+let spare = null;
 
 const EMPTY_ARENA = { i32: new Int32Array(0), f32: new Float32Array(0), f64: new Float64Array(0), u8: Buffer.alloc(0) };
 
 /**
  * Constructs a new writer.
- * @classdesc Wire format writer that records into a tape and encodes it natively on `finish()`.
+ * @classdesc Wire format writer that records into a tape and encodes it on `finish()`.
  * Same API and bytes as protobuf.js's `BufferWriter` (8.8.1).
  * @constructor
  */
@@ -123,6 +136,10 @@ function RustWriter() {
   this._f = -1;
   /** word index of the payload record being written */
   this._r = 0;
+  /** After `finish()` released the region: the result, which is then this writer's content. */
+  this._out = null;
+  /** `_out`'s length when it was returned (to notice a detached result). */
+  this._ol = 0;
 }
 
 /**
@@ -143,78 +160,14 @@ RustWriter.alloc = function alloc(size) {
 };
 
 /**
- * Makes room for `need` more words and returns the cursor: takes the top of the shared arena, or
- * moves this writer's region to an arena where it fits.
- * @param {number} need Words the caller is about to write
+ * Records into `arena` from word `at`, where `used` words of this writer's region already are.
+ * @param {Arena} arena Arena
+ * @param {number} at First word of the region
+ * @param {number} used Words recorded
  * @returns {number} The new `_n`
  * @private
  */
-RustWriter.prototype._claim = function _claim(need) {
-  const used = this._n - this._s;
-  const arena = current;
-  if (used === 0 && arena.owner !== this && need <= SHARED_MAX_WORDS) {
-    // The common case: a writer with nothing recorded takes the top of the shared arena.
-    const owner = arena.owner;
-    if (owner !== null) {
-      arena.top = owner._n;
-      owner._c = 0;
-    }
-    const at = arena.top;
-    if (at + need <= arena.words) {
-      arena.owner = this;
-      this._t = arena;
-      this._i32 = arena.i32;
-      this._f32 = arena.f32;
-      this._f64 = arena.f64;
-      this._u8 = arena.u8;
-      this._s = this._n = at;
-      this._c = arena.words;
-      return at;
-    }
-  }
-  return this._claimSlow(need);
-};
-
-/**
- * `_claim` for everything but a fresh writer on a shared arena with room.
- * @param {number} need Words the caller is about to write
- * @returns {number} The new `_n`
- * @private
- */
-RustWriter.prototype._claimSlow = function _claimSlow(need) {
-  const used = this._n - this._s;
-  const words = used + need;
-  if (!(words <= MAX_ARENA_WORDS)) throw new RangeError(`protobufjs-rustwriter: message too large for a tape (${words} words)`);
-  const from = this._t;
-  let arena = current;
-  let at;
-  if (words > SHARED_MAX_WORDS || (used !== 0 && from !== null && !(from === arena && arena.owner === this))) {
-    // Large, or its region lost the top to another writer: record into an arena of its own from
-    // now on, so it never moves again because of others. Doubling keeps growth amortized.
-    if (from !== null && from.owner === this && from.shared) {
-      from.top = this._s;
-      from.owner = null;
-    }
-    arena = new Arena(Math.min(Math.max(words * 2, 1024), MAX_ARENA_WORDS) * 4, false);
-    at = 0;
-  } else {
-    const owner = arena.owner;
-    if (owner === this) {
-      at = this._s; // owns the top but the arena is full
-    } else {
-      if (owner !== null) {
-        arena.top = owner._n;
-        owner._c = 0;
-      }
-      at = arena.top;
-    }
-    if (at + words > arena.words) {
-      arena.owner = null;
-      arena = current = new Arena(ARENA_BYTES, true);
-      at = 0;
-    }
-  }
-  if (used !== 0 && (from !== arena || this._s !== at)) arena.i32.set(from.i32.subarray(this._s, this._n), at);
+RustWriter.prototype._adopt = function _adopt(arena, at, used) {
   arena.owner = this;
   this._t = arena;
   this._i32 = arena.i32;
@@ -225,6 +178,169 @@ RustWriter.prototype._claimSlow = function _claimSlow(need) {
   this._n = at + used;
   this._c = arena.words;
   return this._n;
+};
+
+/**
+ * Takes the ring's top from its owner; an owner with a region it may still need is remembered.
+ * @returns {undefined}
+ */
+function takeTop() {
+  const owner = ring.owner;
+  if (owner !== null) {
+    ring.top = owner._n;
+    owner._c = 0;
+    ring.owner = null;
+    if (owner._n !== owner._s) {
+      // Writers that finished since they were displaced need nothing: drop them now and then,
+      // so the list stays short even when the ring rarely wraps.
+      if (displaced.length >= DISPLACED_PRUNE) pruneDisplaced();
+      displaced.push(owner);
+    }
+  }
+}
+
+/**
+ * Drops the writers that no longer hold a region of the ring from `displaced`.
+ * @returns {undefined}
+ */
+function pruneDisplaced() {
+  let kept = 0;
+  for (const w of displaced) if (holdsRegion(w)) displaced[kept++] = w;
+  displaced.length = kept;
+}
+
+/**
+ * Makes room for `need` more words and returns the cursor: takes the top of the ring, or moves
+ * this writer's region to where it fits.
+ * @param {number} need Words the caller is about to write
+ * @returns {number} The new `_n`
+ * @private
+ */
+RustWriter.prototype._claim = function _claim(need) {
+  if (this._n === this._s && this._out === null && ring.owner !== this && need <= SHARED_MAX_WORDS) {
+    // The common case: a writer with nothing recorded takes the top of the ring.
+    takeTop();
+    if (ring.top + need <= ring.words) return this._adopt(ring, ring.top, 0);
+  }
+  return this._claimSlow(need);
+};
+
+/**
+ * `_claim` for everything but a fresh writer with room at the ring's top.
+ * @param {number} need Words the caller is about to write
+ * @returns {number} The new `_n`
+ * @private
+ */
+RustWriter.prototype._claimSlow = function _claimSlow(need) {
+  if (this._out !== null) this._restore();
+  const used = this._n - this._s;
+  const words = used + need;
+  if (!(words <= MAX_ARENA_WORDS)) throw new RangeError(`protobufjs-rustwriter: message too large for a tape (${words} words)`);
+  const from = this._t;
+  if (words > SHARED_MAX_WORDS || (used !== 0 && !(from === ring && ring.owner === this))) {
+    // Large, on a private arena already, or its ring region lost the top: record into an arena
+    // of its own from now on, so it never moves again because of others. Doubling keeps growth
+    // amortized.
+    if (from === ring && ring.owner === this) {
+      ring.top = this._s;
+      ring.owner = null;
+    }
+    const arena = privateArena(Math.min(Math.max(words * 2, 1024), MAX_ARENA_WORDS));
+    if (used !== 0) arena.i32.set(from.i32.subarray(this._s, this._n), 0);
+    if (from !== null && from !== ring && from !== arena) keepSpare(from);
+    return this._adopt(arena, 0, used);
+  }
+  if (ring.owner !== this) takeTop();
+  let at = ring.owner === this ? this._s : ring.top;
+  if (at + words > ring.words) {
+    at = 0;
+    if (displaced.some(holdsRegion)) {
+      // Someone may still use its region here: leave the ring to them and start a new one.
+      const old = ring;
+      ring = new Arena(RING_BYTES, true);
+      if (used !== 0) ring.i32.set(old.i32.subarray(this._s, this._n), 0);
+      old.owner = null;
+    } else if (used !== 0) {
+      ring.i32.copyWithin(0, this._s, this._n);
+    }
+    displaced.length = 0;
+  }
+  return this._adopt(ring, at, used);
+};
+
+/**
+ * Whether `w` may still use its region of the ring.
+ * @param {RustWriter} w Writer
+ * @returns {boolean} Whether it does
+ */
+function holdsRegion(w) {
+  return w._t === ring && w._n !== w._s;
+}
+
+/**
+ * A private arena of at least `words` words: the spare one if it is large enough.
+ * @param {number} words Words
+ * @returns {Arena} Arena
+ */
+function privateArena(words) {
+  if (spare !== null && spare.words >= words) {
+    const arena = spare;
+    spare = null;
+    return arena;
+  }
+  return new Arena(words * 4, false);
+}
+
+/**
+ * Keeps `arena`, which no writer uses any more, for the next large writer if it is the largest.
+ * @param {Arena} arena Private arena
+ * @returns {undefined}
+ */
+function keepSpare(arena) {
+  if (arena.words * 4 <= SPARE_MAX_BYTES && (spare === null || arena.words > spare.words)) spare = arena;
+}
+
+/**
+ * Gives up this writer's region after `finish()` returned `result`: from then on `result` is
+ * its content. The region goes back to the ring (or the private arena to the spare), so the
+ * next writer records in memory that is already in cache.
+ * @param {Buffer} result What `finish()` returns
+ * @returns {undefined}
+ * @private
+ */
+RustWriter.prototype._release = function _release(result) {
+  const arena = this._t;
+  if (arena === ring) {
+    if (ring.owner === this) {
+      ring.top = this._s;
+      ring.owner = null;
+    }
+  } else if (arena !== null) {
+    keepSpare(arena);
+  }
+  this._out = result;
+  this._ol = result.length;
+  this._t = null;
+  this._i32 = EMPTY_ARENA.i32;
+  this._f32 = EMPTY_ARENA.f32;
+  this._f64 = EMPTY_ARENA.f64;
+  this._u8 = EMPTY_ARENA.u8;
+  this._s = this._n = this._c = 0;
+};
+
+/**
+ * Turns a released writer's content (the bytes its last `finish()` returned) back into a tape
+ * region, before it is written again.
+ * @returns {undefined}
+ * @private
+ */
+RustWriter.prototype._restore = function _restore() {
+  const out = this._out;
+  this._out = null;
+  if (out.length !== this._ol) {
+    throw new Error('protobufjs-rustwriter: cannot continue this writer: the Buffer its finish() returned was detached');
+  }
+  this.raw(out);
 };
 
 /**
@@ -780,6 +896,7 @@ RustWriter.prototype.reset = function reset() {
     this._f = this._i32[this._n + 1];
   } else {
     this._n = this._s;
+    this._out = null;
   }
   return this;
 };
@@ -801,7 +918,8 @@ RustWriter.prototype.ldelim = function ldelim() {
 };
 
 /**
- * Replays this writer's region; returns the result's length and leaves its place in `ctl`.
+ * Replays this writer's region natively; returns the result's length and leaves its place in
+ * `ctl`.
  * @param {RustWriter} w Writer
  * @param {boolean} measureOnly Whether to only measure
  * @returns {number} Bytes
@@ -811,7 +929,7 @@ function replay(w, measureOnly) {
   ctl[CTL_START] = w._s;
   ctl[CTL_END] = w._n;
   try {
-    if (arena.shared && arena === current) return measureOnly ? engine.measure() : engine.finish();
+    if (arena === ring) return measureOnly ? engine.measure() : engine.finish();
     return measureOnly ? engine.measureTape(arena.u8) : engine.finishTape(arena.u8);
   } catch (err) {
     throw err.code === 'ERR_OUT_OF_RANGE' ? new RangeError(`protobufjs-rustwriter: ${err.message}`) : err;
@@ -819,22 +937,19 @@ function replay(w, measureOnly) {
 }
 
 /**
- * Finishes the write operation.
- * The result is a new `Buffer` the caller owns: later writes to this or any other writer never
- * change it. `finish()` does not reset the writer (as in protobuf.js).
- * @param {boolean} [shared] Accepted for protobuf.js 8.x compatibility; the result is never
- * shared with the writer.
- * @returns {Buffer} Finished buffer
+ * The result of `w`'s region, replayed by the native side into its result slab (or, when large,
+ * into a `Buffer` of its own).
+ * @param {RustWriter} w Writer
+ * @returns {Buffer} Result
  */
-RustWriter.prototype.finish = function finish() {
-  if (this._n === this._s) return Buffer.alloc(0);
+function finishNative(w) {
   if (slabArrayBuffer !== null && slabArrayBuffer.byteLength === 0) {
     // Someone detached the slab's ArrayBuffer: never write there again.
     engine.retireSlab();
     slabArrayBuffer = null;
     slabGeneration = 0;
   }
-  const len = replay(this, false);
+  const len = replay(w, false);
   const offset = ctl[CTL_OFFSET];
   if (offset < 0) return engine.takeOutput();
   if (ctl[CTL_SLAB] !== slabGeneration) {
@@ -845,6 +960,283 @@ RustWriter.prototype.finish = function finish() {
     slabGeneration = ctl[CTL_SLAB];
   }
   return new ResultBuffer(slabArrayBuffer, slabOffset + offset, len);
+}
+
+/**
+ * Tapes of at most this many words are replayed in JS: below it the native call (~45 ns plus
+ * ~40 ns of argument-free N-API work) costs more than the JS replay of the whole tape.
+ * Measured with `bench/probe-replay.js`; both replays give the same bytes
+ * (test/differential.test.js runs every sequence through each).
+ */
+let jsReplayMaxWords = 48;
+/** Bytes of a JS result pool, carved like Node's `Buffer` pool carves `allocUnsafe` results. */
+const POOL_BYTES = 16 * 1024;
+let pool = null;
+let poolU8 = EMPTY_ARENA.u8;
+let poolUsed = POOL_BYTES;
+/** Output positions of the open forks' placeholder bytes during a JS replay. */
+let jsForks = new Int32Array(jsReplayMaxWords >>> 1);
+
+/**
+ * The result of `w`'s (short) region, replayed in JS into the JS result pool: the same
+ * one-pass algorithm as `Replay::write_forward` in `rust/replay.rs`. A region that might not fit
+ * a pool goes to the native replay.
+ * @param {RustWriter} w Writer
+ * @returns {Buffer} Result
+ */
+function finishJs(w) {
+  const words = w._n - w._s;
+  // The most a tape encodes to: 10 bytes per 4 tape bytes (a packed negative int32), plus the
+  // slack of a varint (see `forward_bound` in rust/replay.rs).
+  const bound = words * 10 + 16;
+  if (bound > POOL_BYTES) return finishNative(w);
+  if (poolUsed + bound > POOL_BYTES) {
+    pool = new ArrayBuffer(POOL_BYTES);
+    markAsUntransferable(pool);
+    poolU8 = new Uint8Array(pool);
+    poolUsed = 0;
+  }
+  const start = poolUsed;
+  const end = writeJs(w._i32, w._u8, w._s, w._n, poolU8, start);
+  poolUsed = (end + 7) & ~7;
+  return new ResultBuffer(pool, start, end - start);
+}
+
+/**
+ * Writes `value` as a varint.
+ * @param {Uint8Array} out Output
+ * @param {number} pos Position
+ * @param {number} value Unsigned 32-bit value
+ * @returns {number} Position after it
+ */
+function putVarint32(out, pos, value) {
+  while (value > 127) {
+    out[pos++] = (value & 127) | 128;
+    value >>>= 7;
+  }
+  out[pos++] = value;
+  return pos;
+}
+
+/**
+ * Writes a 64-bit value as a varint (protobuf.js's `writeVarint64`).
+ * @param {Uint8Array} out Output
+ * @param {number} pos Position
+ * @param {number} lo Low 32 bits (unsigned)
+ * @param {number} hi High 32 bits (unsigned)
+ * @returns {number} Position after it
+ */
+function putVarint64(out, pos, lo, hi) {
+  while (hi) {
+    out[pos++] = (lo & 127) | 128;
+    lo = ((lo >>> 7) | (hi << 25)) >>> 0;
+    hi >>>= 7;
+  }
+  return putVarint32(out, pos, lo);
+}
+
+/**
+ * Bytes of `value` as a varint.
+ * @param {number} value Unsigned 32-bit value
+ * @returns {number} 1 to 5
+ */
+function varint32Len(value) {
+  return value < 128 ? 1 : value < 16384 ? 2 : value < 2097152 ? 3 : value < 268435456 ? 4 : 5;
+}
+
+/**
+ * Bytes of a 64-bit value as a varint.
+ * @param {number} hi High 32 bits
+ * @param {number} lo Low 32 bits
+ * @returns {number} 1 to 10
+ */
+function varint64Len(hi, lo) {
+  return hi === 0 ? varint32Len(lo >>> 0) : Math.ceil((64 - Math.clz32(hi)) / 7);
+}
+
+/**
+ * Copies `len` bytes.
+ * @param {Uint8Array} out Output
+ * @param {number} pos Position in `out`
+ * @param {Uint8Array} src Source
+ * @param {number} from Position in `src`
+ * @param {number} len Bytes
+ * @returns {number} Position after them in `out`
+ */
+function putBytes(out, pos, src, from, len) {
+  if (len < 32) {
+    for (let i = 0; i < len; ++i) out[pos + i] = src[from + i];
+  } else {
+    out.set(src.subarray(from, from + len), pos);
+  }
+  return pos + len;
+}
+
+/**
+ * Replaces the `placeholder` bytes at `at` (1 for a fork, 0 for an `ldelim()` without one) with
+ * the varint length of what follows up to `pos`, shifting it right if the varint is longer.
+ * @param {Uint8Array} out Output
+ * @param {number} at Position of the placeholder
+ * @param {number} placeholder Bytes reserved there
+ * @param {number} pos End of the section
+ * @returns {number} The new end
+ */
+function putPrefix(out, at, placeholder, pos) {
+  const len = pos - at - placeholder;
+  if (placeholder === 1 && len < 128) {
+    out[at] = len;
+    return pos;
+  }
+  const grow = varint32Len(len) - placeholder;
+  out.copyWithin(at + placeholder + grow, at + placeholder, pos);
+  putVarint32(out, at, len);
+  return pos + grow;
+}
+
+/**
+ * Replays the tape words `s..e` into `out` from `pos`, which must have room for the bound
+ * `finishJs` reserves. The JS twin of `Replay::write_forward` (rust/replay.rs).
+ * @param {Int32Array} t Tape words
+ * @param {Uint8Array} u8 Tape bytes
+ * @param {number} s First word
+ * @param {number} e End word
+ * @param {Uint8Array} out Output
+ * @param {number} pos Position in `out`
+ * @returns {number} Position after the result
+ */
+function writeJs(t, u8, s, e, out, pos) {
+  const start = pos;
+  let depth = 0;
+  let n = s;
+  while (n < e) {
+    const op = t[n];
+    const operand = t[n + 1];
+    n += 2;
+    switch (op) {
+      case OP_UINT32:
+        pos = putVarint32(out, pos, operand >>> 0);
+        break;
+      case OP_INT32:
+        pos = operand < 0 ? putVarint64(out, pos, operand >>> 0, 0xffffffff) : putVarint32(out, pos, operand);
+        break;
+      case OP_SINT32:
+        pos = putVarint32(out, pos, ((operand << 1) ^ (operand >> 31)) >>> 0);
+        break;
+      case OP_FIXED32:
+        pos = putBytes(out, pos, u8, (n - 1) << 2, 4);
+        break;
+      case OP_UINT64:
+        pos = putVarint64(out, pos, t[n] >>> 0, t[n + 1] >>> 0);
+        n += 2;
+        break;
+      case OP_SINT64: {
+        const lo = t[n];
+        const hi = t[n + 1];
+        const mask = hi >> 31;
+        pos = putVarint64(out, pos, ((lo << 1) ^ mask) >>> 0, (((hi << 1) | (lo >>> 31)) ^ mask) >>> 0);
+        n += 2;
+        break;
+      }
+      case OP_FIXED64:
+        pos = putBytes(out, pos, u8, n << 2, 8);
+        n += 2;
+        break;
+      case OP_FORK:
+        jsForks[depth++] = pos;
+        out[pos++] = 0;
+        break;
+      case OP_LDELIM:
+        pos = depth > 0 ? putPrefix(out, jsForks[--depth], 1, pos) : putPrefix(out, start, 0, pos);
+        break;
+      case OP_BYTES:
+        pos = putBytes(out, putVarint32(out, pos, operand), u8, n << 2, operand);
+        n += ((operand + 7) >>> 3) * 2;
+        break;
+      case OP_RAW:
+        pos = putBytes(out, pos, u8, n << 2, operand);
+        n += ((operand + 7) >>> 3) * 2;
+        break;
+      case OP_PACKED_FIXED32:
+        pos = putBytes(out, putVarint32(out, pos, operand * 4), u8, n << 2, operand * 4);
+        n += operand + (operand & 1);
+        break;
+      case OP_PACKED_FIXED64:
+        pos = putBytes(out, putVarint32(out, pos, operand * 8), u8, n << 2, operand * 8);
+        n += operand * 2;
+        break;
+      default:
+        pos = writePackedJs(op, operand, t, n, out, pos);
+        n += op === OP_PACKED_UINT64 || op === OP_PACKED_SINT64 ? operand * 2 : operand + (operand & 1);
+    }
+  }
+  return pos;
+}
+
+/**
+ * Writes a packed varint record of `count` elements starting at word `n` of `t`.
+ * @param {number} op Opcode
+ * @param {number} count Elements
+ * @param {Int32Array} t Tape words
+ * @param {number} n Word of the first element
+ * @param {Uint8Array} out Output
+ * @param {number} pos Position in `out`
+ * @returns {number} Position after the record
+ */
+function writePackedJs(op, count, t, n, out, pos) {
+  let len = 0;
+  if (op === OP_PACKED_UINT64 || op === OP_PACKED_SINT64) {
+    const zigzag = op === OP_PACKED_SINT64;
+    const end = n + 2 * count;
+    for (let i = n; i < end; i += 2) {
+      const hi = t[i + 1];
+      len += varint64Len(zigzag ? ((hi << 1) | (t[i] >>> 31)) ^ (hi >> 31) : hi, zigzag ? (t[i] << 1) ^ (hi >> 31) : t[i]);
+    }
+    pos = putVarint32(out, pos, len);
+    for (let i = n; i < end; i += 2) {
+      const lo = t[i];
+      const hi = t[i + 1];
+      if (zigzag) {
+        const mask = hi >> 31;
+        pos = putVarint64(out, pos, ((lo << 1) ^ mask) >>> 0, (((hi << 1) | (lo >>> 31)) ^ mask) >>> 0);
+      } else {
+        pos = putVarint64(out, pos, lo >>> 0, hi >>> 0);
+      }
+    }
+    return pos;
+  }
+  if (op !== OP_PACKED_UINT32 && op !== OP_PACKED_INT32 && op !== OP_PACKED_SINT32) {
+    throw new Error(`protobufjs-rustwriter: invalid tape: unknown opcode ${op}`);
+  }
+  for (let i = n; i < n + count; ++i) {
+    const v = t[i];
+    len += op === OP_PACKED_UINT32 ? varint32Len(v >>> 0) : op === OP_PACKED_INT32 ? (v < 0 ? 10 : varint32Len(v)) : varint32Len(((v << 1) ^ (v >> 31)) >>> 0);
+  }
+  pos = putVarint32(out, pos, len);
+  for (let i = n; i < n + count; ++i) {
+    const v = t[i];
+    if (op === OP_PACKED_UINT32) pos = putVarint32(out, pos, v >>> 0);
+    else if (op === OP_PACKED_SINT32) pos = putVarint32(out, pos, ((v << 1) ^ (v >> 31)) >>> 0);
+    else pos = v < 0 ? putVarint64(out, pos, v >>> 0, 0xffffffff) : putVarint32(out, pos, v);
+  }
+  return pos;
+}
+
+/**
+ * Finishes the write operation.
+ * The result is a new `Buffer` the caller owns: later writes to this or any other writer never
+ * change it. `finish()` does not reset the writer (as in protobuf.js): writing on continues
+ * after the bytes it returned.
+ * @param {boolean} [shared] Accepted for protobuf.js 8.x compatibility; the result is never
+ * shared with the writer.
+ * @returns {Buffer} Finished buffer
+ */
+RustWriter.prototype.finish = function finish() {
+  if (this._out !== null) this._restore();
+  const words = this._n - this._s;
+  if (words === 0) return Buffer.alloc(0);
+  const result = words <= jsReplayMaxWords ? finishJs(this) : finishNative(this);
+  if (this._f < 0) this._release(result);
+  return result;
 };
 
 /**
@@ -859,6 +1251,17 @@ RustWriter.prototype.finishInto = function finishInto(buf, offset) {
   return buf;
 };
 
+/**
+ * Bytes `finish()` would return now (protobuf.js 8.x `pos`: an open fork counts its one
+ * placeholder byte).
+ * @this {RustWriter}
+ * @returns {number} Bytes
+ */
+function get_pos() {
+  if (this._out !== null) return this._ol;
+  return this._n === this._s ? 0 : replay(this, true);
+}
+
 Object.defineProperties(RustWriter.prototype, {
   /**
    * Bytes `finish()` would return now (protobuf.js 8.x `pos`: an open fork counts its one
@@ -867,26 +1270,14 @@ Object.defineProperties(RustWriter.prototype, {
    * @type {number}
    * @readonly
    */
-  pos: {
-    configurable: true,
-    enumerable: true,
-    get: function get_pos() {
-      return this._n === this._s ? 0 : replay(this, true);
-    },
-  },
+  pos: { configurable: true, enumerable: true, get: get_pos },
   /**
    * Same as {@link RustWriter#pos} (protobuf.js 8.x's deprecated alias).
    * @name RustWriter#len
    * @type {number}
    * @readonly
    */
-  len: {
-    configurable: true,
-    enumerable: true,
-    get: function get_len() {
-      return this._n === this._s ? 0 : replay(this, true);
-    },
-  },
+  len: { configurable: true, enumerable: true, get: get_pos },
 });
 
 const INSTALLED = Symbol.for('protobufjs-rustwriter.installed');
@@ -945,4 +1336,17 @@ function uninstall(protobuf) {
   return protobuf;
 }
 
-module.exports = { RustWriter, install, uninstall, _protocol: P };
+/**
+ * For tests: sets the largest tape (in words) replayed in JS, so one call sequence can be run
+ * through either replay. 0 sends every tape to the native replay.
+ * @param {number} words Words
+ * @returns {number} The previous value
+ */
+function setJsReplayMaxWords(words) {
+  const previous = jsReplayMaxWords;
+  jsReplayMaxWords = words;
+  if (jsForks.length < words >>> 1) jsForks = new Int32Array(words >>> 1);
+  return previous;
+}
+
+module.exports = { RustWriter, install, uninstall, _protocol: P, _testing: { setJsReplayMaxWords } };

@@ -24,7 +24,7 @@ use napi_derive::napi;
 use crate::error::Error;
 use crate::memory::Block;
 use crate::opcode::{Op, WORD_BYTES};
-use crate::replay::{Replay, MAX_OUTPUT};
+use crate::replay::{forward_bound, Replay, MAX_OUTPUT, WRITE_SLACK};
 
 /// Control block word: first word of the region to replay (written by JS).
 const CTL_START: usize = 0;
@@ -425,46 +425,78 @@ impl Engine {
 
     fn finish_region(&mut self, tape: &[u8]) -> Result<u32, Error> {
         let region = self.region(tape)?;
-        let size = self.replay.measure(region)?;
-        if size > POOLED_MAX {
-            let mut output = Vec::new();
-            output
-                .try_reserve_exact(size)
-                .map_err(|_| Error::OutOfMemory { bytes: size })?;
-            output.resize(size, 0);
-            self.replay.write(region, &mut output)?;
-            self.output = Some(output);
-            self.set_control_word(CTL_OFFSET, -1);
-        } else {
-            let (slab, offset) = self.reserve(size)?;
+        let room = self.slab_room();
+        let size = if forward_bound(region.len()) <= room {
+            // Small: one pass straight into the slab.
+            let (slab, offset) = self.slab_cursor()?;
             // Safety: `slab` is neither the tape (a different block, or refused by
             // `check_foreign`) nor the control block, no other slice of it is alive, and no JS
             // runs during the call. Bytes below `offset` (results already returned) are not
             // part of the slice.
             let bytes = unsafe { slab.bytes_mut() };
-            self.replay
-                .write(region, &mut bytes[offset..offset + size])?;
-            self.set_control_word(CTL_OFFSET, offset as i32);
-        }
-        self.set_control_word(CTL_SLAB, self.slab_generation);
+            let size = self.replay.write_forward(region, &mut bytes[offset..])?;
+            self.commit(offset, size);
+            size
+        } else {
+            let size = self.replay.measure(region)?;
+            if size > POOLED_MAX {
+                let mut output = Vec::new();
+                output
+                    .try_reserve_exact(size + WRITE_SLACK)
+                    .map_err(|_| Error::OutOfMemory { bytes: size })?;
+                output.resize(size + WRITE_SLACK, 0);
+                self.replay.write(region, &mut output)?;
+                output.truncate(size);
+                self.output = Some(output);
+                self.set_control_word(CTL_OFFSET, -1);
+                return Ok(size as u32);
+            }
+            if size + WRITE_SLACK > room {
+                self.new_slab()?;
+            }
+            let (slab, offset) = self.slab_cursor()?;
+            // Safety: as above.
+            let bytes = unsafe { slab.bytes_mut() };
+            self.replay.write(region, &mut bytes[offset..])?;
+            self.commit(offset, size);
+            size
+        };
         Ok(size as u32)
     }
 
-    /// Room for `size` (≤ `POOLED_MAX`) bytes at the slab cursor, starting a new slab if needed.
-    fn reserve(&mut self, size: usize) -> Result<(Rc<Block>, usize), Error> {
-        let slab = match &self.slab {
-            Some(slab) if self.slab_used + size <= slab.len() => Rc::clone(slab),
-            _ => {
-                let slab = Block::zeroed(SLAB_BYTES)?;
-                self.slab = Some(Rc::clone(&slab));
-                self.slab_generation = self.slab_generation.wrapping_add(1);
-                self.slab_shared = false;
-                self.slab_used = 0;
-                slab
-            }
-        };
-        let offset = self.slab_used;
-        self.slab_used = (offset + size).next_multiple_of(RESULT_ALIGN);
-        Ok((slab, offset))
+    /// Bytes free at the slab cursor (0 without a slab).
+    fn slab_room(&self) -> usize {
+        self.slab
+            .as_ref()
+            .map_or(0, |slab| slab.len() - self.slab_used)
+    }
+
+    /// The slab and the cursor where the next result goes.
+    fn slab_cursor(&mut self) -> Result<(Rc<Block>, usize), Error> {
+        match &self.slab {
+            Some(slab) => Ok((Rc::clone(slab), self.slab_used)),
+            None => self.new_slab().map(|slab| (slab, 0)),
+        }
+    }
+
+    /// Starts a new slab: later results go there.
+    fn new_slab(&mut self) -> Result<Rc<Block>, Error> {
+        let slab = Block::zeroed(SLAB_BYTES)?;
+        self.slab = Some(Rc::clone(&slab));
+        self.slab_generation = self.slab_generation.wrapping_add(1);
+        self.slab_shared = false;
+        self.slab_used = 0;
+        Ok(slab)
+    }
+
+    /// Records a result of `size` bytes at `offset` of the slab: JS reads its place from the
+    /// control block, and the cursor moves past it, so it is never written again. Bytes the
+    /// replay wrote past `size` (its slack) stay above the cursor and are never part of a result.
+    fn commit(&mut self, offset: usize, size: usize) {
+        self.slab_used = (offset + size)
+            .next_multiple_of(RESULT_ALIGN)
+            .min(SLAB_BYTES);
+        self.set_control_word(CTL_OFFSET, offset as i32);
+        self.set_control_word(CTL_SLAB, self.slab_generation);
     }
 }

@@ -5,23 +5,109 @@
 //! [`Replay::write`] writes the bytes. Every read from the tape is bounds-checked and every
 //! problem is an [`Error`]: no tape, however malformed, makes the replay panic, loop, or touch
 //! memory outside the slices it was given. Nesting is tracked with heap stacks, never recursion.
+//!
+//! Both passes are one `match` on the opcode word per record, with no intermediate record value:
+//! a replay costs a few nanoseconds per record, so that the native call, not the replay, is the
+//! fixed cost of a `finish()` (see `bench/probe-replay.js`).
 
 use crate::error::{Error, Result};
 use crate::opcode::{payload_words, Op, WORD_BYTES};
-use crate::varint::{encode_varint, encoded_len_varint, int32_to_varint, zigzag32, zigzag64};
+use crate::varint::{encode_varint, encoded_len_varint, zigzag32, zigzag64};
 
 /// Largest message the replay produces, in bytes: every length and offset then fits the `int32`
 /// words of the JS side's views.
 pub const MAX_OUTPUT: usize = i32::MAX as usize;
 
+/// Bytes past the measured size that let [`Replay::write`] store a varint without checking the
+/// room for each byte. An output with less slack still works, on a slower checked path.
+pub const WRITE_SLACK: usize = MAX_VARINT_LEN;
+
 /// The byte a fork that was never closed leaves in the output. protobuf.js 8.x emits an
 /// uninitialized placeholder byte there; this writer emits a zero so the output is deterministic.
 pub const OPEN_FORK_PLACEHOLDER: u8 = 0;
 
+/// Longest varint (a 64-bit value).
+const MAX_VARINT_LEN: usize = 10;
+
 /// Marks a fork that was still open at the end of the tape.
 const OPEN: u32 = u32::MAX;
 
-/// How the elements of a packed record are encoded.
+const UINT32: u32 = Op::Uint32 as u32;
+const INT32: u32 = Op::Int32 as u32;
+const SINT32: u32 = Op::Sint32 as u32;
+const FIXED32: u32 = Op::Fixed32 as u32;
+const UINT64: u32 = Op::Uint64 as u32;
+const SINT64: u32 = Op::Sint64 as u32;
+const FIXED64: u32 = Op::Fixed64 as u32;
+const FORK: u32 = Op::Fork as u32;
+const LDELIM: u32 = Op::Ldelim as u32;
+const BYTES: u32 = Op::Bytes as u32;
+const RAW: u32 = Op::Raw as u32;
+const PACKED_UINT32: u32 = Op::PackedUint32 as u32;
+const PACKED_INT32: u32 = Op::PackedInt32 as u32;
+const PACKED_SINT32: u32 = Op::PackedSint32 as u32;
+const PACKED_FIXED32: u32 = Op::PackedFixed32 as u32;
+const PACKED_UINT64: u32 = Op::PackedUint64 as u32;
+const PACKED_SINT64: u32 = Op::PackedSint64 as u32;
+const PACKED_FIXED64: u32 = Op::PackedFixed64 as u32;
+
+/// The 64-bit operand of the record at `at` (words `at + 2` and `at + 3`).
+#[inline(always)]
+fn operand64(tape: &[u8], at: usize) -> Result<u64> {
+    let bytes = tape
+        .get((at + 2) * WORD_BYTES..)
+        .and_then(|rest| rest.first_chunk::<8>())
+        .ok_or(Error::Truncated { at })?;
+    Ok(u64::from_le_bytes(*bytes))
+}
+
+/// The body of the record at `at` whose header says it holds `body_words` more words, and the
+/// word after the record.
+#[inline(always)]
+fn body(
+    tape: &[u8],
+    at: usize,
+    body_words: Option<usize>,
+    body_bytes: usize,
+) -> Result<(&[u8], usize)> {
+    let next = body_words
+        .and_then(|words| words.checked_add(at + 2))
+        .ok_or(Error::Truncated { at })?;
+    let start = (at + 2) * WORD_BYTES;
+    let bytes = start
+        .checked_add(body_bytes)
+        .filter(|_| {
+            next.checked_mul(WORD_BYTES)
+                .is_some_and(|end| end <= tape.len())
+        })
+        .and_then(|end| tape.get(start..end))
+        .ok_or(Error::Truncated { at })?;
+    Ok((bytes, next))
+}
+
+/// Words of the body of a packed 32-bit record of `count` elements (padded to even).
+#[inline(always)]
+fn packed32_words(count: usize) -> Option<usize> {
+    count.checked_add(count & 1)
+}
+
+/// Bytes of a 32-bit varint (1..=5).
+#[inline(always)]
+fn len32(value: u32) -> u64 {
+    encoded_len_varint(u64::from(value)) as u64
+}
+
+/// Bytes of an `int32` varint: negative values are sign-extended to 10 bytes.
+#[inline(always)]
+fn len_int32(value: u32) -> u64 {
+    if (value as i32) < 0 {
+        MAX_VARINT_LEN as u64
+    } else {
+        len32(value)
+    }
+}
+
+/// How the elements of a packed varint record become varints.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Packed {
     Uint32,
@@ -40,123 +126,137 @@ impl Packed {
         }
     }
 
-    /// The varint value of one element.
-    #[inline]
+    /// The varint value of one element (`stride` bytes).
+    #[inline(always)]
     fn value(self, element: &[u8]) -> u64 {
         match self {
-            Packed::Uint32 => u64::from(word(element)),
-            Packed::Int32 => int32_to_varint(word(element) as i32),
-            Packed::Sint32 => u64::from(zigzag32(word(element) as i32)),
-            Packed::Uint64 => dword(element),
-            Packed::Sint64 => zigzag64(dword(element) as i64),
+            Packed::Uint32 => u64::from(le32(element)),
+            Packed::Int32 => le32(element) as i32 as i64 as u64,
+            Packed::Sint32 => u64::from(zigzag32(le32(element) as i32)),
+            Packed::Uint64 => le64(element),
+            Packed::Sint64 => zigzag64(le64(element) as i64),
+        }
+    }
+
+    /// Sum of the varint lengths of `body`'s elements.
+    fn encoded_len(self, body: &[u8]) -> u64 {
+        match self {
+            Packed::Uint32 => body.chunks_exact(4).map(|e| len32(le32(e))).sum(),
+            Packed::Int32 => body.chunks_exact(4).map(|e| len_int32(le32(e))).sum(),
+            Packed::Sint32 => body
+                .chunks_exact(4)
+                .map(|e| len32(zigzag32(le32(e) as i32)))
+                .sum(),
+            Packed::Uint64 | Packed::Sint64 => body
+                .chunks_exact(8)
+                .map(|e| encoded_len_varint(self.value(e)) as u64)
+                .sum(),
         }
     }
 }
 
-/// One decoded tape record.
-#[derive(Debug)]
-enum Record<'t> {
-    /// A varint, already zig-zagged or sign-extended.
-    Varint(u64),
-    /// Little-endian bytes copied as they are (`fixed32`, `float`, `fixed64`, `double`).
-    Fixed(&'t [u8]),
-    Fork,
-    Ldelim,
-    /// Length prefix, then the payload.
-    Bytes(&'t [u8]),
-    /// The payload only.
-    Raw(&'t [u8]),
-    /// Length prefix, then the elements as varints.
-    PackedVarint(Packed, &'t [u8]),
-    /// Length prefix, then the elements' bytes as they are.
-    PackedFixed(&'t [u8]),
-}
-
-#[inline]
-fn word(bytes: &[u8]) -> u32 {
-    let mut le = [0u8; 4];
-    le.copy_from_slice(&bytes[..4]);
-    u32::from_le_bytes(le)
-}
-
-#[inline]
-fn dword(bytes: &[u8]) -> u64 {
+/// An 8-byte chunk as a little-endian 64-bit value.
+#[inline(always)]
+fn le64(chunk: &[u8]) -> u64 {
     let mut le = [0u8; 8];
-    le.copy_from_slice(&bytes[..8]);
+    le.copy_from_slice(&chunk[..8]);
     u64::from_le_bytes(le)
 }
 
-/// The bytes of `count` words of `tape` starting at word `at`, if they all lie within it.
-#[inline]
-fn span(tape: &[u8], at: usize, count: usize) -> Result<&[u8]> {
-    at.checked_add(count)
-        .and_then(|end| end.checked_mul(WORD_BYTES))
-        .and_then(|end| tape.get(at * WORD_BYTES..end))
-        .ok_or(Error::Truncated { at })
+/// A 4-byte chunk as a little-endian word.
+#[inline(always)]
+fn le32(chunk: &[u8]) -> u32 {
+    let mut le = [0u8; 4];
+    le.copy_from_slice(&chunk[..4]);
+    u32::from_le_bytes(le)
 }
 
-/// Words of a record with a 2-word header and `payload` more words; `None` if that overflows.
-#[inline]
-fn record_words(payload: Option<usize>) -> Option<usize> {
-    payload?.checked_add(2)
+/// What a pass does with each record; [`walk`] decodes the tape and calls these in tape order.
+trait Pass {
+    /// A varint of at most 32 bits (`uint32`, `bool`, non-negative `int32`, zig-zagged `sint32`).
+    fn varint32(&mut self, value: u32) -> Result<()>;
+    /// A varint of up to 64 bits.
+    fn varint64(&mut self, value: u64) -> Result<()>;
+    /// Bytes copied as they are: `fixed32`/`float` (4), `fixed64`/`double` (8), `raw`.
+    fn fixed(&mut self, bytes: &[u8]) -> Result<()>;
+    /// A length prefix, then the bytes: `bytes`, `string`, packed fixed-width elements.
+    fn delimited(&mut self, bytes: &[u8]) -> Result<()>;
+    /// A length prefix, then the elements of `body` as varints.
+    fn packed(&mut self, kind: Packed, body: &[u8]) -> Result<()>;
+    /// Opens a length-delimited section.
+    fn fork(&mut self) -> Result<()>;
+    /// Closes the innermost open section, or with none open prefixes everything before it.
+    fn ldelim(&mut self) -> Result<()>;
 }
 
-/// Decodes the record starting at word `at` of `tape`; returns it and the word after it.
-#[inline]
-fn decode(tape: &[u8], at: usize) -> Result<(Record<'_>, usize)> {
-    let head = span(tape, at, 2)?;
-    let (opcode, operand) = (word(head), word(&head[4..]));
-    let op = Op::from_word(opcode).ok_or(Error::UnknownOpcode { at, word: opcode })?;
-    let count = operand as usize;
-    // The record's words and the part of them holding its payload or elements.
-    let (total, body_len) = match op {
-        Op::Uint32 | Op::Int32 | Op::Sint32 | Op::Fixed32 | Op::Fork | Op::Ldelim => (Some(2), 0),
-        Op::Uint64 | Op::Sint64 | Op::Fixed64 => (Some(4), 8),
-        Op::Bytes | Op::Raw => (record_words(Some(payload_words(count))), count),
-        Op::PackedUint32 | Op::PackedInt32 | Op::PackedSint32 | Op::PackedFixed32 => (
-            record_words(count.checked_add(count & 1)),
-            count.wrapping_mul(4),
-        ),
-        Op::PackedUint64 | Op::PackedSint64 | Op::PackedFixed64 => {
-            (record_words(count.checked_mul(2)), count.wrapping_mul(8))
+/// Decodes `tape` record by record and hands each to `pass`. The only place that knows the
+/// record layout (see [`crate::opcode`]); every read is bounds-checked.
+#[inline(always)]
+fn walk<P: Pass>(tape: &[u8], pass: &mut P) -> Result<()> {
+    let words = tape.len() / WORD_BYTES;
+    let mut at = 0;
+    while at < words {
+        // `at` < `words`, so `at * WORD_BYTES` is within the tape.
+        let head = tape[at * WORD_BYTES..]
+            .first_chunk::<8>()
+            .ok_or(Error::Truncated { at })?;
+        let op = u32::from_le_bytes([head[0], head[1], head[2], head[3]]);
+        let operand = u32::from_le_bytes([head[4], head[5], head[6], head[7]]);
+        match op {
+            UINT32 => pass.varint32(operand)?,
+            INT32 if (operand as i32) < 0 => pass.varint64(operand as i32 as i64 as u64)?,
+            INT32 => pass.varint32(operand)?,
+            SINT32 => pass.varint32(zigzag32(operand as i32))?,
+            FORK => pass.fork()?,
+            LDELIM => pass.ldelim()?,
+            FIXED32 => pass.fixed(&operand.to_le_bytes())?,
+            UINT64 | SINT64 | FIXED64 => {
+                let value = operand64(tape, at)?;
+                match op {
+                    UINT64 => pass.varint64(value)?,
+                    SINT64 => pass.varint64(zigzag64(value as i64))?,
+                    _ => pass.fixed(&value.to_le_bytes())?,
+                }
+                at += 4;
+                continue;
+            }
+            BYTES | RAW => {
+                let len = operand as usize;
+                let (payload, next) = body(tape, at, Some(payload_words(len)), len)?;
+                if op == BYTES {
+                    pass.delimited(payload)?;
+                } else {
+                    pass.fixed(payload)?;
+                }
+                at = next;
+                continue;
+            }
+            PACKED_FIXED32 | PACKED_FIXED64 => {
+                let count = operand as usize;
+                let (body_words, body_bytes) = if op == PACKED_FIXED32 {
+                    (packed32_words(count), count.wrapping_mul(4))
+                } else {
+                    (count.checked_mul(2), count.wrapping_mul(8))
+                };
+                let (bytes, next) = body(tape, at, body_words, body_bytes)?;
+                pass.delimited(bytes)?;
+                at = next;
+                continue;
+            }
+            PACKED_UINT32 | PACKED_INT32 | PACKED_SINT32 | PACKED_UINT64 | PACKED_SINT64 => {
+                let (kind, next, bytes) = packed_varint(tape, at, op, operand)?;
+                pass.packed(kind, bytes)?;
+                at = next;
+                continue;
+            }
+            _ => return Err(Error::UnknownOpcode { at, word: op }),
         }
-    };
-    let total = total.ok_or(Error::Truncated { at })?;
-    let bytes = span(tape, at, total)?;
-    // The words span is at least 8 + body_len bytes whenever the arithmetic above did not
-    // overflow, which `span` has just confirmed.
-    let body = bytes.get(8..8 + body_len).ok_or(Error::Truncated { at })?;
-    let record = match op {
-        Op::Uint32 => Record::Varint(u64::from(operand)),
-        Op::Int32 => Record::Varint(int32_to_varint(operand as i32)),
-        Op::Sint32 => Record::Varint(u64::from(zigzag32(operand as i32))),
-        Op::Fixed32 => Record::Fixed(&head[4..8]),
-        Op::Uint64 => Record::Varint(dword(body)),
-        Op::Sint64 => Record::Varint(zigzag64(dword(body) as i64)),
-        Op::Fixed64 => Record::Fixed(body),
-        Op::Fork => Record::Fork,
-        Op::Ldelim => Record::Ldelim,
-        Op::Bytes => Record::Bytes(body),
-        Op::Raw => Record::Raw(body),
-        Op::PackedUint32 => Record::PackedVarint(Packed::Uint32, body),
-        Op::PackedInt32 => Record::PackedVarint(Packed::Int32, body),
-        Op::PackedSint32 => Record::PackedVarint(Packed::Sint32, body),
-        Op::PackedUint64 => Record::PackedVarint(Packed::Uint64, body),
-        Op::PackedSint64 => Record::PackedVarint(Packed::Sint64, body),
-        Op::PackedFixed32 | Op::PackedFixed64 => Record::PackedFixed(body),
-    };
-    Ok((record, at + total))
+        at += 2;
+    }
+    Ok(())
 }
 
-/// Sum of the varint lengths of a packed body's elements.
-#[inline]
-fn packed_varint_len(kind: Packed, body: &[u8]) -> u64 {
-    body.chunks_exact(kind.stride())
-        .map(|element| encoded_len_varint(kind.value(element)) as u64)
-        .sum()
-}
-
-/// Reusable state of the two passes. Keep one per thread and reuse it: after warm-up a replay
+/// Reusable state of the passes. Keep one per thread and reuse it: after warm-up a replay
 /// allocates nothing.
 #[derive(Debug, Default)]
 pub struct Replay {
@@ -164,9 +264,12 @@ pub struct Replay {
     /// never closed). Filled by `measure`, read by `write`.
     lens: Vec<u32>,
     /// Forks open during `measure`: their index in `lens` and the output size when they opened.
+    /// During `write_forward`: the output position of their placeholder byte.
     open: Vec<(usize, u64)>,
     /// Lengths of the `LDELIM`s that found no open fork, in tape order.
     wraps: Vec<u32>,
+    /// The size `measure` returned.
+    size: usize,
 }
 
 impl Replay {
@@ -181,102 +284,62 @@ impl Replay {
         self.lens.clear();
         self.open.clear();
         self.wraps.clear();
-        let words = tape.len() / WORD_BYTES;
-        let mut size: u64 = 0;
-        let mut at = 0;
-        while at < words {
-            let (record, next) = decode(tape, at)?;
-            size += match record {
-                Record::Varint(value) => encoded_len_varint(value) as u64,
-                Record::Fixed(bytes) | Record::Raw(bytes) => bytes.len() as u64,
-                Record::Fork => {
-                    self.open.push((self.lens.len(), size));
-                    self.lens.push(OPEN);
-                    0
-                }
-                Record::Ldelim => {
-                    let (start, wrap) = match self.open.pop() {
-                        Some((index, start)) => (start, Some(index)),
-                        None => (0, None),
-                    };
-                    let len = section_len(size - start)?;
-                    match wrap {
-                        Some(index) => self.lens[index] = len,
-                        None => self.wraps.push(len),
-                    }
-                    encoded_len_varint(u64::from(len)) as u64
-                }
-                Record::Bytes(payload) | Record::PackedFixed(payload) => {
-                    let len = section_len(payload.len() as u64)?;
-                    (encoded_len_varint(u64::from(len)) + payload.len()) as u64
-                }
-                Record::PackedVarint(kind, body) => {
-                    let len = section_len(packed_varint_len(kind, body))?;
-                    self.lens.push(len);
-                    encoded_len_varint(u64::from(len)) as u64 + u64::from(len)
-                }
-            };
-            if size > MAX_OUTPUT as u64 {
-                return Err(Error::TooLarge { size });
-            }
-            at = next;
-        }
+        self.size = 0;
+        let mut measure = Measure {
+            replay: self,
+            size: 0,
+        };
+        walk(tape, &mut measure)?;
         // Each fork left open leaves its placeholder byte.
-        size += self.open.len() as u64;
+        let size = measure.size + self.open.len() as u64;
         if size > MAX_OUTPUT as u64 {
             return Err(Error::TooLarge { size });
         }
-        Ok(size as usize)
+        self.size = size as usize;
+        Ok(self.size)
     }
 
-    /// Pass 2: writes `tape`, which must be the tape just given to [`Replay::measure`], into
-    /// `out`, which must be exactly the measured size. Anything else is an error, never a panic.
-    pub fn write(&self, tape: &[u8], out: &mut [u8]) -> Result<()> {
-        let mut sink = Sink { out, pos: 0 };
+    /// Pass 2: writes `tape`, which must be the tape just given to [`Replay::measure`], at the
+    /// start of `out`, which must hold at least the measured size (with [`WRITE_SLACK`] more
+    /// bytes it is faster). Returns the bytes written, the measured size. Anything else is an
+    /// error, never a panic or a write past `out`.
+    pub fn write(&self, tape: &[u8], out: &mut [u8]) -> Result<usize> {
+        if out.len() < self.size {
+            return Err(Error::Inconsistent);
+        }
+        let mut write = Write {
+            sink: Sink { out, pos: 0 },
+            sections: self.lens.iter(),
+        };
         // LDELIMs without an open fork prefix everything before them, so the last one's prefix
         // comes first.
         for &len in self.wraps.iter().rev() {
-            sink.varint(u64::from(len))?;
+            write.sink.varint(u64::from(len))?;
         }
-        let words = tape.len() / WORD_BYTES;
-        let mut sections = self.lens.iter();
-        let mut depth = 0usize;
-        let mut at = 0;
-        while at < words {
-            let (record, next) = decode(tape, at)?;
-            match record {
-                Record::Varint(value) => sink.varint(value)?,
-                Record::Fixed(bytes) | Record::Raw(bytes) => sink.bytes(bytes)?,
-                Record::Fork => {
-                    depth += 1;
-                    match *sections.next().ok_or(Error::Inconsistent)? {
-                        OPEN => sink.bytes(&[OPEN_FORK_PLACEHOLDER])?,
-                        len => sink.varint(u64::from(len))?,
-                    }
-                }
-                Record::Ldelim => depth = depth.saturating_sub(1),
-                Record::Bytes(payload) | Record::PackedFixed(payload) => {
-                    sink.varint(payload.len() as u64)?;
-                    sink.bytes(payload)?;
-                }
-                Record::PackedVarint(kind, body) => {
-                    let len = *sections.next().ok_or(Error::Inconsistent)?;
-                    sink.varint(u64::from(len))?;
-                    let end = sink.pos + len as usize;
-                    for element in body.chunks_exact(kind.stride()) {
-                        sink.varint(kind.value(element))?;
-                    }
-                    if sink.pos != end {
-                        return Err(Error::Inconsistent);
-                    }
-                }
-            }
-            at = next;
-        }
-        if sink.pos != sink.out.len() {
+        walk(tape, &mut write)?;
+        if write.sink.pos != self.size {
             return Err(Error::Inconsistent);
         }
-        Ok(())
+        Ok(write.sink.pos)
+    }
+
+    /// One pass instead of two, for small outputs: writes `tape` at the start of `out` and
+    /// returns the bytes written. A fork writes a one-byte placeholder that its `LDELIM`
+    /// back-fills, shifting the section right when its length needs more than one byte (as
+    /// protobuf.js 8 does), so sections of 128 bytes or more cost a copy each: for large
+    /// outputs [`Replay::measure`] + [`Replay::write`] is cheaper. `out` must hold at least
+    /// [`forward_bound`]`(tape.len())` bytes, or the replay may stop with
+    /// [`Error::Inconsistent`] (never write past `out`). The bytes equal those of the two
+    /// passes. Leaves nothing for [`Replay::write`].
+    pub fn write_forward(&mut self, tape: &[u8], out: &mut [u8]) -> Result<usize> {
+        self.open.clear();
+        self.size = 0;
+        let mut forward = Forward {
+            sink: Sink { out, pos: 0 },
+            open: &mut self.open,
+        };
+        walk(tape, &mut forward)?;
+        Ok(forward.sink.pos)
     }
 
     /// Both passes into a new `Vec`: for tests and Rust callers.
@@ -286,6 +349,242 @@ impl Replay {
         self.write(tape, &mut out)?;
         Ok(out)
     }
+}
+
+/// Pass 1 of [`Replay::measure`].
+struct Measure<'r> {
+    replay: &'r mut Replay,
+    size: u64,
+}
+
+impl Pass for Measure<'_> {
+    #[inline(always)]
+    fn varint32(&mut self, value: u32) -> Result<()> {
+        self.size += len32(value);
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn varint64(&mut self, value: u64) -> Result<()> {
+        self.size += encoded_len_varint(value) as u64;
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn fixed(&mut self, bytes: &[u8]) -> Result<()> {
+        self.size += bytes.len() as u64;
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn delimited(&mut self, bytes: &[u8]) -> Result<()> {
+        let len = section_len(bytes.len() as u64)?;
+        self.size += len32(len) + u64::from(len);
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn packed(&mut self, kind: Packed, body: &[u8]) -> Result<()> {
+        let len = section_len(kind.encoded_len(body))?;
+        self.replay.lens.push(len);
+        self.size += len32(len) + u64::from(len);
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn fork(&mut self) -> Result<()> {
+        let replay = &mut *self.replay;
+        replay.open.push((replay.lens.len(), self.size));
+        replay.lens.push(OPEN);
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn ldelim(&mut self) -> Result<()> {
+        let replay = &mut *self.replay;
+        let (start, fork) = match replay.open.pop() {
+            Some((index, start)) => (start, Some(index)),
+            None => (0, None),
+        };
+        let len = section_len(self.size - start)?;
+        match fork {
+            Some(index) => replay.lens[index] = len,
+            None => replay.wraps.push(len),
+        }
+        self.size += len32(len);
+        Ok(())
+    }
+}
+
+/// Pass 2 of [`Replay::write`].
+struct Write<'o, 'r> {
+    sink: Sink<'o>,
+    sections: std::slice::Iter<'r, u32>,
+}
+
+impl Pass for Write<'_, '_> {
+    #[inline(always)]
+    fn varint32(&mut self, value: u32) -> Result<()> {
+        self.sink.varint32(value)
+    }
+
+    #[inline(always)]
+    fn varint64(&mut self, value: u64) -> Result<()> {
+        self.sink.varint(value)
+    }
+
+    #[inline(always)]
+    fn fixed(&mut self, bytes: &[u8]) -> Result<()> {
+        self.sink.bytes(bytes)
+    }
+
+    #[inline(always)]
+    fn delimited(&mut self, bytes: &[u8]) -> Result<()> {
+        self.sink.varint(bytes.len() as u64)?;
+        self.sink.bytes(bytes)
+    }
+
+    #[inline(always)]
+    fn packed(&mut self, kind: Packed, body: &[u8]) -> Result<()> {
+        let len = *self.sections.next().ok_or(Error::Inconsistent)?;
+        self.sink.varint32(len)?;
+        let end = self.sink.pos + len as usize;
+        for element in body.chunks_exact(kind.stride()) {
+            self.sink.varint(kind.value(element))?;
+        }
+        if self.sink.pos != end {
+            return Err(Error::Inconsistent);
+        }
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn fork(&mut self) -> Result<()> {
+        match *self.sections.next().ok_or(Error::Inconsistent)? {
+            OPEN => self.sink.bytes(&[OPEN_FORK_PLACEHOLDER]),
+            len => self.sink.varint32(len),
+        }
+    }
+
+    #[inline(always)]
+    fn ldelim(&mut self) -> Result<()> {
+        Ok(())
+    }
+}
+
+/// The most bytes a tape of `tape_bytes` bytes encodes to, plus [`WRITE_SLACK`]: room enough
+/// for [`Replay::write_forward`]. The densest record is a packed `int32` element: 4 tape bytes,
+/// 10 output bytes; every other record gives at most 10 output bytes per 8 tape bytes.
+pub const fn forward_bound(tape_bytes: usize) -> usize {
+    tape_bytes.saturating_mul(5) / 2 + WRITE_SLACK
+}
+
+/// The pass of [`Replay::write_forward`].
+struct Forward<'o, 'r> {
+    sink: Sink<'o>,
+    /// Output position of each open fork's placeholder byte (the `u64` is unused).
+    open: &'r mut Vec<(usize, u64)>,
+}
+
+impl Forward<'_, '_> {
+    /// Replaces the byte at `at` (a placeholder, or nothing when `at` is the position of a
+    /// section without fork) with the varint of the `len` bytes that follow it.
+    #[inline]
+    fn prefix(&mut self, at: usize, placeholder: usize, len: u64) -> Result<()> {
+        let len = section_len(len)?;
+        if len < 0x80 && placeholder == 1 {
+            // The common case: a short section fits its placeholder.
+            *self.sink.out.get_mut(at).ok_or(Error::Inconsistent)? = len as u8;
+            return Ok(());
+        }
+        let grow = encoded_len_varint(u64::from(len)) - placeholder;
+        let end = self.sink.pos + grow;
+        if end > self.sink.out.len() {
+            return Err(Error::Inconsistent);
+        }
+        self.sink
+            .out
+            .copy_within(at + placeholder..self.sink.pos, at + placeholder + grow);
+        let mut varint = Sink {
+            out: &mut self.sink.out[at..],
+            pos: 0,
+        };
+        varint.varint32(len)?;
+        self.sink.pos = end;
+        Ok(())
+    }
+}
+
+impl Pass for Forward<'_, '_> {
+    #[inline(always)]
+    fn varint32(&mut self, value: u32) -> Result<()> {
+        self.sink.varint32(value)
+    }
+
+    #[inline(always)]
+    fn varint64(&mut self, value: u64) -> Result<()> {
+        self.sink.varint(value)
+    }
+
+    #[inline(always)]
+    fn fixed(&mut self, bytes: &[u8]) -> Result<()> {
+        self.sink.bytes(bytes)
+    }
+
+    #[inline(always)]
+    fn delimited(&mut self, bytes: &[u8]) -> Result<()> {
+        self.sink.varint(bytes.len() as u64)?;
+        self.sink.bytes(bytes)
+    }
+
+    #[inline(always)]
+    fn packed(&mut self, kind: Packed, body: &[u8]) -> Result<()> {
+        let len = section_len(kind.encoded_len(body))?;
+        self.sink.varint32(len)?;
+        let end = self.sink.pos + len as usize;
+        for element in body.chunks_exact(kind.stride()) {
+            self.sink.varint(kind.value(element))?;
+        }
+        if self.sink.pos != end {
+            return Err(Error::Inconsistent);
+        }
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn fork(&mut self) -> Result<()> {
+        self.open.push((self.sink.pos, 0));
+        self.sink.bytes(&[OPEN_FORK_PLACEHOLDER])
+    }
+
+    #[inline(always)]
+    fn ldelim(&mut self) -> Result<()> {
+        match self.open.pop() {
+            Some((at, _)) => self.prefix(at, 1, (self.sink.pos - at - 1) as u64),
+            None => self.prefix(0, 0, self.sink.pos as u64),
+        }
+    }
+}
+
+/// The kind, next record and body of the packed varint record `op` at `at` with `count`
+/// elements.
+#[inline(always)]
+fn packed_varint(tape: &[u8], at: usize, op: u32, count: u32) -> Result<(Packed, usize, &[u8])> {
+    let count = count as usize;
+    let kind = match op {
+        PACKED_UINT32 => Packed::Uint32,
+        PACKED_INT32 => Packed::Int32,
+        PACKED_SINT32 => Packed::Sint32,
+        PACKED_UINT64 => Packed::Uint64,
+        _ => Packed::Sint64,
+    };
+    let body_words = if kind.stride() == 4 {
+        packed32_words(count)
+    } else {
+        count.checked_mul(2)
+    };
+    let (bytes, next) = body(tape, at, body_words, count.wrapping_mul(kind.stride()))?;
+    Ok((kind, next, bytes))
 }
 
 /// A section length as protobuf writes it (a uint32 varint).
@@ -304,14 +603,49 @@ struct Sink<'o> {
 }
 
 impl Sink<'_> {
-    #[inline]
-    fn varint(&mut self, value: u64) -> Result<()> {
+    /// Writes a varint; when [`MAX_VARINT_LEN`] bytes are free, without a check per byte.
+    #[inline(always)]
+    fn varint(&mut self, mut value: u64) -> Result<()> {
+        match self.out.get_mut(self.pos..self.pos + MAX_VARINT_LEN) {
+            Some(dst) => {
+                let mut i = 0;
+                while value >= 0x80 {
+                    // Safety: a u64 has at most 9 groups of 7 bits before the last one, so
+                    // `i` < 9 < `dst.len()` here.
+                    unsafe { *dst.get_unchecked_mut(i) = value as u8 | 0x80 };
+                    value >>= 7;
+                    i += 1;
+                }
+                // Safety: `i` <= 9 < `dst.len()`, as above.
+                unsafe { *dst.get_unchecked_mut(i) = value as u8 };
+                self.pos += i + 1;
+                Ok(())
+            }
+            None => self.varint_checked(value),
+        }
+    }
+
+    /// [`Sink::varint`] for 32-bit values.
+    #[inline(always)]
+    fn varint32(&mut self, value: u32) -> Result<()> {
+        if value < 0x80 {
+            if let Some(dst) = self.out.get_mut(self.pos) {
+                *dst = value as u8;
+                self.pos += 1;
+                return Ok(());
+            }
+        }
+        self.varint(u64::from(value))
+    }
+
+    #[cold]
+    fn varint_checked(&mut self, value: u64) -> Result<()> {
         let rest = self.out.get_mut(self.pos..).ok_or(Error::Inconsistent)?;
         self.pos += encode_varint(value, rest).ok_or(Error::Inconsistent)?;
         Ok(())
     }
 
-    #[inline]
+    #[inline(always)]
     fn bytes(&mut self, bytes: &[u8]) -> Result<()> {
         let end = self.pos + bytes.len();
         self.out
@@ -320,5 +654,71 @@ impl Sink<'_> {
             .copy_from_slice(bytes);
         self.pos = end;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tape(words: &[u32]) -> Vec<u8> {
+        words.iter().flat_map(|w| w.to_le_bytes()).collect()
+    }
+
+    #[test]
+    fn write_with_slack_and_without_gives_the_same_bytes() {
+        let t = tape(&[
+            UINT64,
+            0,
+            u32::MAX,
+            u32::MAX,
+            FORK,
+            0,
+            INT32,
+            u32::MAX,
+            LDELIM,
+            0,
+        ]);
+        let mut replay = Replay::new();
+        let size = replay.measure(&t).unwrap();
+        assert_eq!(size, 10 + 1 + 10);
+        let mut exact = vec![0; size];
+        let mut slack = vec![0xaa; size + WRITE_SLACK];
+        assert_eq!(replay.write(&t, &mut exact), Ok(size));
+        assert_eq!(replay.write(&t, &mut slack), Ok(size));
+        assert_eq!(&slack[..size], &exact[..]);
+        assert!(
+            slack[size..].iter().all(|&b| b == 0xaa),
+            "nothing written past the size"
+        );
+    }
+
+    #[test]
+    fn write_refuses_an_output_shorter_than_the_measured_size() {
+        let t = tape(&[UINT32, 300]);
+        let mut replay = Replay::new();
+        assert_eq!(replay.measure(&t), Ok(2));
+        assert_eq!(replay.write(&t, &mut [0; 1]), Err(Error::Inconsistent));
+    }
+
+    #[test]
+    fn a_length_past_the_end_of_the_tape_is_truncated_not_a_panic() {
+        for op in [
+            BYTES,
+            RAW,
+            PACKED_UINT32,
+            PACKED_FIXED32,
+            PACKED_UINT64,
+            PACKED_FIXED64,
+        ] {
+            for count in [9, 17, u32::MAX / 4, u32::MAX / 2, u32::MAX] {
+                let t = tape(&[op, count, 0, 0]);
+                let err = Replay::new().measure(&t).unwrap_err();
+                assert!(
+                    matches!(err, Error::Truncated { at: 0 }),
+                    "{op} {count}: {err:?}"
+                );
+            }
+        }
     }
 }

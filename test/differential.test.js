@@ -9,6 +9,7 @@
 const assert = require('assert');
 const Long = require('long');
 const { runBoth, prng } = require('./helpers');
+const { _testing } = require('..');
 
 const COUNT = Number(process.env.DIFF_COUNT || 20000);
 const FIRST_SEED = Number(process.env.DIFF_SEED || 0x5eed);
@@ -136,15 +137,29 @@ function describeScript(steps) {
   }).join('.');
 }
 
+/** Which tapes each run replays in JS: the shipped split, none, or all of them. */
+const REPLAYS = [
+  ['with the default split between the JS and native replays', null],
+  ['with every tape replayed natively', 0],
+  ['with every tape that fits a JS result pool replayed in JS', 1 << 20],
+];
+
 describe('random call sequences through RustWriter and protobufjs 8.8.1', () => {
-  it(`give identical bytes, positions and errors for ${COUNT} seeded sequences`, function () {
-    this.timeout(300000);
-    for (let i = 0; i < COUNT; i++) {
-      const seed = FIRST_SEED + i;
-      const steps = script(prng(seed));
-      const { actual, expected } = runBoth(steps);
-      assert.deepStrictEqual(actual, expected,
-        `sequence with seed ${seed} differs (replay: DIFF_SEED=${seed} DIFF_COUNT=1): ${describeScript(steps)}`);
-    }
-  });
+  for (const [name, maxWords] of REPLAYS) {
+    it(`give identical bytes, positions and errors for ${COUNT} seeded sequences ${name}`, function () {
+      this.timeout(300000);
+      const previous = maxWords === null ? null : _testing.setJsReplayMaxWords(maxWords);
+      try {
+        for (let i = 0; i < COUNT; i++) {
+          const seed = FIRST_SEED + i;
+          const steps = script(prng(seed));
+          const { actual, expected } = runBoth(steps);
+          assert.deepStrictEqual(actual, expected,
+            `sequence with seed ${seed} differs (replay: DIFF_SEED=${seed} DIFF_COUNT=1): ${describeScript(steps)}`);
+        }
+      } finally {
+        if (previous !== null) _testing.setJsReplayMaxWords(previous);
+      }
+    });
+  }
 });

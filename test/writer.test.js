@@ -226,6 +226,58 @@ describe('RustWriter behaviour of its own', () => {
     assert.strictEqual(hex(w.uint32(2).ldelim()), '010102');
   });
 
+  it('keeps a writer that lost the tape ring intact while many other encodes fill and reuse the ring', () => {
+    // Each big encode needs most of the 256 KiB ring, so the ring is reused or replaced many
+    // times while `outer` (unfinished) and `done` (finished, then continued) wait.
+    const outer = RustWriter.create().uint32(1).fork().string('outer');
+    const done = RustWriter.create().uint32(2);
+    const first = Buffer.from(done.finish());
+    const big = 'x'.repeat(15000);
+    for (let i = 0; i < 40; i++) {
+      const w = RustWriter.create();
+      for (let j = 0; j < 4; j++) w.uint32(j).string(big);
+      assert.strictEqual(w.finish().length, 4 * (1 + 2 + big.length));
+    }
+    outer.ldelim().uint32(3);
+    done.uint32(4);
+    assert.strictEqual(hex(outer), '0106056f7574657203');
+    assert.strictEqual(first.toString('hex'), '02');
+    assert.strictEqual(hex(done), '0204');
+    assert.strictEqual(hex(done), '0204', 'finish() twice after continuing');
+  });
+
+  it('reuses a large writer\'s private tape for the next large message without mixing their bytes', () => {
+    const blob = (fill) => Buffer.alloc(300000, fill);
+    const a = RustWriter.create().bytes(blob(1));
+    const outA = a.finish();
+    const b = RustWriter.create().bytes(blob(2)).uint32(7);
+    const outB = b.finish();
+    a.uint32(9);
+    const outA2 = a.finish();
+    assert.ok(outA.equals(Buffer.concat([Buffer.from([0xe0, 0xa7, 0x12]), blob(1)])));
+    assert.ok(outB.equals(Buffer.concat([Buffer.from([0xe0, 0xa7, 0x12]), blob(2), Buffer.from([7])])));
+    assert.ok(outA2.equals(Buffer.concat([outA, Buffer.from([9])])));
+  });
+
+  it('continues a writer after a transfer of its returned Buffer was attempted, small and large', () => {
+    for (const size of [10, 100000]) {
+      const w = RustWriter.create().bytes(Buffer.alloc(size, 3));
+      const out = w.finish();
+      const copy = Buffer.from(out);
+      try {
+        structuredClone(out.buffer, { transfer: [out.buffer] });
+      } catch (err) {
+        assert.strictEqual(err.name, 'DataCloneError');
+      }
+      if (out.length === copy.length) {
+        assert.ok(w.uint32(1).finish().equals(Buffer.concat([copy, Buffer.from([1])])), `size ${size}`);
+      } else {
+        assert.throws(() => w.uint32(1), /finish\(\) returned was detached/);
+      }
+    }
+    assert.strictEqual(hex(RustWriter.create().uint32(150)), '9601');
+  });
+
   it('writes into a caller buffer with finishInto, and throws RangeError when it does not fit', () => {
     const target = Buffer.alloc(6, 0xee);
     assert.strictEqual(RustWriter.create().uint32(300).finishInto(target, 2), target);

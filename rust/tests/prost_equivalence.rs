@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 
 use prost::Message;
 use protobufjs_rustwriter::opcode::Op;
-use protobufjs_rustwriter::replay::Replay;
+use protobufjs_rustwriter::replay::{forward_bound, Replay, WRITE_SLACK};
 
 // ---------------------------------------------------------------------------------------------
 // Tape builder
@@ -331,6 +331,27 @@ impl Case {
             measured,
             self.expected.len(),
             "{}: measured size",
+            self.name
+        );
+        // The one-pass replay gives the same bytes within its bound, and writes nothing past it.
+        let bound = forward_bound(self.tape.len());
+        let mut out = vec![0xa5; bound + 64];
+        let written = replay
+            .write_forward(&self.tape, &mut out[..bound])
+            .unwrap_or_else(|e| panic!("{}: write_forward failed: {e:?}", self.name));
+        assert!(
+            written + WRITE_SLACK <= bound,
+            "{}: bound too small",
+            self.name
+        );
+        assert!(
+            out[..written] == self.expected[..],
+            "{}: write_forward differs from prost",
+            self.name
+        );
+        assert!(
+            out[bound..].iter().all(|&b| b == 0xa5),
+            "{}: write_forward wrote past its output",
             self.name
         );
     }
