@@ -17,12 +17,12 @@ use std::ffi::CStr;
 use std::ptr;
 use std::rc::Rc;
 
-use napi::bindgen_prelude::{BufferSlice, Env, FromNapiValue, Object, ToNapiValue};
+use napi::bindgen_prelude::{Env, FromNapiValue, Object, ToNapiValue};
 use napi::{sys, JsValue};
 use napi_derive::napi;
 
 use crate::error::Error;
-use crate::memory::Block;
+use crate::memory::{Block, Pool};
 use crate::opcode::{Op, WORD_BYTES};
 use crate::replay::{forward_bound, Replay, MAX_OUTPUT, WRITE_SLACK};
 
@@ -253,8 +253,10 @@ pub struct Engine {
     slab_used: usize,
     slab_generation: i32,
     slab_shared: bool,
-    /// A result too large for the slab, waiting for `takeOutput()`.
-    output: Option<Vec<u8>>,
+    /// A result too large for the slab and its length, waiting for `takeOutput()`.
+    output: Option<(Rc<Block>, usize)>,
+    /// Memory of dropped slabs, tapes and results, for reuse.
+    pool: Rc<Pool>,
     replay: Replay,
 }
 
@@ -269,6 +271,7 @@ impl Engine {
             slab_generation: 0,
             slab_shared: false,
             output: None,
+            pool: Pool::new(),
             replay: Replay::new(),
         })
     }
@@ -282,7 +285,11 @@ impl Engine {
     ) -> Result<sys::napi_value, Error> {
         let bytes: u32 = from_value(env, bytes)?;
         let current: bool = from_value(env, current)?;
-        let block = Block::zeroed((bytes as usize).div_ceil(8) * 8)?;
+        let block = Block::new(
+            (bytes as usize).div_ceil(8) * 8,
+            &Rc::downgrade(&self.pool),
+            true,
+        )?;
         let buffer = Block::to_buffer(&block, env)?;
         if current {
             self.tape = Some(block);
@@ -371,13 +378,11 @@ impl Engine {
         env: sys::napi_env,
         _: [sys::napi_value; 2],
     ) -> Result<sys::napi_value, Error> {
-        let output = self
+        let (output, size) = self
             .output
             .take()
             .ok_or(Error::Binding("no output to take"))?;
-        let buffer = BufferSlice::from_data(&Env::from_raw(env), output)
-            .map_err(napi_error("could not create the result"))?;
-        to_value(env, buffer)
+        Block::to_buffer_of(&output, size, env)
     }
 
     fn current_tape(&self) -> Result<Rc<Block>, Error> {
@@ -440,14 +445,11 @@ impl Engine {
         } else {
             let size = self.replay.measure(region)?;
             if size > POOLED_MAX {
-                let mut output = Vec::new();
-                output
-                    .try_reserve_exact(size + WRITE_SLACK)
-                    .map_err(|_| Error::OutOfMemory { bytes: size })?;
-                output.resize(size + WRITE_SLACK, 0);
-                self.replay.write(region, &mut output)?;
-                output.truncate(size);
-                self.output = Some(output);
+                let output = Block::new(size + WRITE_SLACK, &Rc::downgrade(&self.pool), false)?;
+                // Safety: a new block, which nothing else references yet; no JS runs during
+                // the call. The replay overwrites all `size` bytes JS will see.
+                self.replay.write(region, unsafe { output.bytes_mut() })?;
+                self.output = Some((output, size));
                 self.set_control_word(CTL_OFFSET, -1);
                 return Ok(size as u32);
             }
@@ -481,7 +483,7 @@ impl Engine {
 
     /// Starts a new slab: later results go there.
     fn new_slab(&mut self) -> Result<Rc<Block>, Error> {
-        let slab = Block::zeroed(SLAB_BYTES)?;
+        let slab = Block::new(SLAB_BYTES, &Rc::downgrade(&self.pool), true)?;
         self.slab = Some(Rc::clone(&slab));
         self.slab_generation = self.slab_generation.wrapping_add(1);
         self.slab_shared = false;
@@ -493,9 +495,8 @@ impl Engine {
     /// control block, and the cursor moves past it, so it is never written again. Bytes the
     /// replay wrote past `size` (its slack) stay above the cursor and are never part of a result.
     fn commit(&mut self, offset: usize, size: usize) {
-        self.slab_used = (offset + size)
-            .next_multiple_of(RESULT_ALIGN)
-            .min(SLAB_BYTES);
+        let len = self.slab.as_ref().map_or(0, |slab| slab.len());
+        self.slab_used = (offset + size).next_multiple_of(RESULT_ALIGN).min(len);
         self.set_control_word(CTL_OFFSET, offset as i32);
         self.set_control_word(CTL_SLAB, self.slab_generation);
     }

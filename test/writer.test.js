@@ -3,6 +3,8 @@
 const assert = require('assert');
 const fs = require('fs');
 const path = require('path');
+const v8 = require('v8');
+const vm = require('vm');
 const Long = require('long');
 const protobuf = require('protobufjs');
 const { RustWriter, _protocol } = require('..');
@@ -194,6 +196,27 @@ describe('RustWriter behaviour of its own', () => {
     for (const [out, copy] of kept) {
       assert.ok(Buffer.isBuffer(out));
       assert.ok(out.equals(copy));
+    }
+  });
+
+  it('never lets reused native memory change a result: large results collected, then many small ones kept', async () => {
+    v8.setFlagsFromString('--expose-gc');
+    const gc = vm.runInNewContext('gc');
+    for (let round = 0; round < 3; round++) {
+      // Large results (own blocks) and full slabs die, are collected, and their memory is pooled...
+      for (let i = 0; i < 20; i++) RustWriter.create().bytes(Buffer.alloc(70000 + 1000 * i, i)).finish();
+      for (let i = 0; i < 3000; i++) RustWriter.create().string('y'.repeat(250)).uint32(i).finish();
+      for (let i = 0; i < 5; i++) {
+        gc();
+        await new Promise((resolve) => setTimeout(resolve, 5)); // native finalizers run in between
+      }
+      // ...and is reused for slabs and results that must stay as they were returned.
+      const kept = [];
+      for (let i = 0; i < 4000; i++) {
+        const out = RustWriter.create().string('z'.repeat(200 + (i % 30))).uint32(i).finish();
+        kept.push([out, Buffer.from(out)]);
+      }
+      for (const [out, copy] of kept) assert.ok(out.equals(copy));
     }
   });
 
