@@ -13,6 +13,7 @@ compile_error!("the tape format assumes a little-endian target (every Node.js pl
 pub mod error;
 pub mod opcode;
 pub mod replay;
+pub mod simd;
 pub mod varint;
 
 #[cfg(feature = "node")]
