@@ -78,10 +78,8 @@ Object.setPrototypeOf(ResultBuffer.prototype, Buffer.prototype);
 Object.defineProperty(ResultBuffer.prototype, 'constructor', { value: Buffer, writable: true, configurable: true });
 
 let slabGeneration = 0;
-/** The current slab's ArrayBuffer and byte offset, cached: `.buffer` of an external Buffer costs
- * ~45 ns per read. */
+/** The native side's current result slab (an ArrayBuffer). */
 let slabArrayBuffer = null;
-let slabOffset = 0;
 
 /** An arena: one native tape block and its views. */
 class Arena {
@@ -956,17 +954,14 @@ function finishNative(w) {
     slabArrayBuffer = null;
     slabGeneration = 0;
   }
-  const len = replay(w, false);
-  const offset = ctl[CTL_OFFSET];
-  if (offset < 0) return engine.takeOutput();
+  const result = replay(w, false);
+  if (typeof result !== 'number') return result; // large: a Buffer of its own
   if (ctl[CTL_SLAB] !== slabGeneration) {
-    const slab = engine.slab();
-    slabArrayBuffer = slab.buffer;
-    slabOffset = slab.byteOffset;
+    slabArrayBuffer = engine.slab();
     markAsUntransferable(slabArrayBuffer);
     slabGeneration = ctl[CTL_SLAB];
   }
-  return new ResultBuffer(slabArrayBuffer, slabOffset + offset, len);
+  return new ResultBuffer(slabArrayBuffer, ctl[CTL_OFFSET], result);
 }
 
 /**

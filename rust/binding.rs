@@ -4,12 +4,16 @@
 //! Protocol with `index.js`, per finished message, with no argument converted:
 //! 1. JS writes the region's first and end word into the control block (`CTL_START`, `CTL_END`);
 //! 2. JS calls `finish()` (the current tape) or `finishTape(buffer)` (any other tape);
-//! 3. Rust replays the region into the result slab at a cursor only Rust moves, so it can never
-//!    write over a result it already returned, stores the byte offset in `CTL_OFFSET` (-1 when
-//!    the result was too large for the slab and waits in `takeOutput()`) and the slab's
-//!    generation in `CTL_SLAB`, and returns the length;
+//! 3. Rust replays the region into the result slab (a JS `ArrayBuffer` it allocated) at a
+//!    cursor only Rust moves, so it can never write over a result it already returned, stores
+//!    the byte offset in `CTL_OFFSET` and the slab's generation in `CTL_SLAB`, and returns the
+//!    length; a result too large for a slab comes back as a new `Buffer` instead;
 //! 4. JS wraps the bytes in a `Buffer` view, fetching the slab with `slab()` when the
 //!    generation changed.
+//!
+//! Results live in memory V8 allocated (slabs and `Buffer`s made through N-API), never in
+//! external buffers: V8 frees those with their last reference, while Node frees external memory
+//! only on a later event-loop turn, so a synchronous loop of encodes would hold all of it.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -22,7 +26,7 @@ use napi::{sys, JsValue};
 use napi_derive::napi;
 
 use crate::error::Error;
-use crate::memory::{Block, Pool};
+use crate::memory::Block;
 use crate::opcode::{Op, WORD_BYTES};
 use crate::replay::{forward_bound, Replay, MAX_OUTPUT, WRITE_SLACK};
 
@@ -30,7 +34,7 @@ use crate::replay::{forward_bound, Replay, MAX_OUTPUT, WRITE_SLACK};
 const CTL_START: usize = 0;
 /// Control block word: one past the last word of the region (written by JS).
 const CTL_END: usize = 1;
-/// Control block word: byte offset of the result in the slab, or -1 (written by Rust).
+/// Control block word: byte offset of the result in the slab (written by Rust).
 const CTL_OFFSET: usize = 2;
 /// Control block word: generation of the slab holding the result (written by Rust).
 const CTL_SLAB: usize = 3;
@@ -38,8 +42,8 @@ const CTL_SLAB: usize = 3;
 const CTL_WORDS: usize = 4;
 
 /// Bytes of one result slab. Results are carved from it like Node's own `Buffer` pool carves
-/// `allocUnsafe` results from its 8 KiB pool; a bigger slab makes the ~3 µs of creating an
-/// external `Buffer` rare (about once per 600 results of 100 bytes).
+/// `allocUnsafe` results from its 8 KiB pool; a bigger slab makes creating one (an N-API call
+/// and fresh pages) rare (about once per 600 results of 100 bytes).
 const SLAB_BYTES: usize = 64 * 1024;
 /// Largest result carved from a slab; larger ones get a `Buffer` of their own, so one long-lived
 /// small result pins at most one slab and a big one never wastes a slab's tail.
@@ -96,7 +100,7 @@ pub fn protocol() -> HashMap<&'static str, u32> {
 /// Creates the native state of one `index.js` instance and returns its control block and
 /// functions bound to it:
 /// `{ control, tape(bytes, current), finish(), finishTape(tape), measure(), measureTape(tape),
-/// slab(), retireSlab(), takeOutput() }`.
+/// slab(), retireSlab() }`.
 ///
 /// One engine per JS module instance (so per worker thread, and per copy of the module a test
 /// runner loads): nothing is shared between them. The functions are plain functions whose
@@ -110,7 +114,7 @@ pub fn create_engine(env: &Env) -> napi::Result<Object<'_>> {
     let control = Block::to_buffer(&engine.borrow().control, env.raw())
         .map_err(|e| napi::Error::from_reason(e.to_string()))?;
     set(env, &exports, c"control", control)?;
-    let methods: [(&CStr, Method); 8] = [
+    let methods: [(&CStr, Method); 7] = [
         (c"tape", Engine::tape),
         (c"finish", Engine::finish),
         (c"finishTape", Engine::finish_tape),
@@ -118,7 +122,6 @@ pub fn create_engine(env: &Env) -> napi::Result<Object<'_>> {
         (c"measureTape", Engine::measure_tape),
         (c"slab", Engine::slab),
         (c"retireSlab", Engine::retire_slab),
-        (c"takeOutput", Engine::take_output),
     ];
     for (name, method) in methods {
         let function = bind(env, name, Rc::clone(&engine), method)?;
@@ -249,15 +252,25 @@ pub struct Engine {
     control: Rc<Block>,
     /// The tape `finish()` and `measure()` replay.
     tape: Option<Rc<Block>>,
-    slab: Option<Rc<Block>>,
-    slab_used: usize,
+    /// Where small results go.
+    slab: Option<Slab>,
     slab_generation: i32,
-    slab_shared: bool,
-    /// A result too large for the slab and its length, waiting for `takeOutput()`.
-    output: Option<(Rc<Block>, usize)>,
-    /// Memory of dropped slabs, tapes and results, for reuse.
-    pool: Rc<Pool>,
     replay: Replay,
+}
+
+/// A result slab: a plain JS `ArrayBuffer` the engine allocated through N-API, so V8 frees it
+/// with its last result like any `ArrayBuffer`. (Memory handed to JS as an external buffer is
+/// only freed by a finalizer Node runs on a later event-loop turn: a synchronous loop of
+/// encodes would hold every result's memory until it ends.) The engine holds a reference while
+/// it carves results from it, and looks its memory up again on every use, so a detached slab
+/// is an error, never a write into freed memory.
+struct Slab {
+    reference: sys::napi_ref,
+    len: usize,
+    /// Bytes already given to results; only this engine moves it, and only forward.
+    used: usize,
+    /// Whether JS has the `ArrayBuffer` (from `slab()`).
+    shared: bool,
 }
 
 impl Engine {
@@ -267,11 +280,7 @@ impl Engine {
                 .map_err(|e| napi::Error::from_reason(e.to_string()))?,
             tape: None,
             slab: None,
-            slab_used: 0,
             slab_generation: 0,
-            slab_shared: false,
-            output: None,
-            pool: Pool::new(),
             replay: Replay::new(),
         })
     }
@@ -285,11 +294,7 @@ impl Engine {
     ) -> Result<sys::napi_value, Error> {
         let bytes: u32 = from_value(env, bytes)?;
         let current: bool = from_value(env, current)?;
-        let block = Block::new(
-            (bytes as usize).div_ceil(8) * 8,
-            &Rc::downgrade(&self.pool),
-            true,
-        )?;
+        let block = Block::zeroed((bytes as usize).div_ceil(8) * 8)?;
         let buffer = Block::to_buffer(&block, env)?;
         if current {
             self.tape = Some(block);
@@ -305,10 +310,8 @@ impl Engine {
         _: [sys::napi_value; 2],
     ) -> Result<sys::napi_value, Error> {
         let tape = self.current_tape()?;
-        // Safety: the tape block is neither the control nor the slab block, and no JS runs
-        // during the call.
-        let size = self.finish_region(unsafe { tape.bytes() })?;
-        to_value(env, size)
+        // Safety: the tape block is not the control block, and no JS runs during the call.
+        self.finish_region(env, unsafe { tape.bytes() })
     }
 
     /// `finishTape(tape)`: as `finish()`, for the region of another tape.
@@ -319,8 +322,7 @@ impl Engine {
     ) -> Result<sys::napi_value, Error> {
         let tape: &[u8] = from_value(env, tape)?;
         self.check_foreign(tape)?;
-        let size = self.finish_region(tape)?;
-        to_value(env, size)
+        self.finish_region(env, tape)
     }
 
     /// `measure()`: the length `finish()` would return, without writing anything.
@@ -347,15 +349,23 @@ impl Engine {
         to_value(env, size)
     }
 
-    /// `slab()`: the current result slab as a `Buffer`; once per slab generation.
+    /// `slab()`: the current result slab's `ArrayBuffer`; once per slab generation.
     fn slab(
         &mut self,
         env: sys::napi_env,
         _: [sys::napi_value; 2],
     ) -> Result<sys::napi_value, Error> {
-        match &self.slab {
-            Some(slab) if !std::mem::replace(&mut self.slab_shared, true) => {
-                Block::to_buffer(slab, env)
+        match &mut self.slab {
+            Some(slab) if !slab.shared => {
+                slab.shared = true;
+                let mut value = ptr::null_mut();
+                // Safety: `reference` is a live reference of this env.
+                let status =
+                    unsafe { sys::napi_get_reference_value(env, slab.reference, &mut value) };
+                if status != sys::Status::napi_ok || value.is_null() {
+                    return Err(Error::Binding("the result slab is gone"));
+                }
+                Ok(value)
             }
             _ => Err(Error::Binding("no slab to take")),
         }
@@ -367,32 +377,19 @@ impl Engine {
         env: sys::napi_env,
         _: [sys::napi_value; 2],
     ) -> Result<sys::napi_value, Error> {
-        self.slab = None;
+        self.drop_slab(env);
         to_value(env, ())
-    }
-
-    /// `takeOutput()`: the result of the last `finish` that was too large for the slab, as a
-    /// `Buffer` of its own.
-    fn take_output(
-        &mut self,
-        env: sys::napi_env,
-        _: [sys::napi_value; 2],
-    ) -> Result<sys::napi_value, Error> {
-        let (output, size) = self
-            .output
-            .take()
-            .ok_or(Error::Binding("no output to take"))?;
-        Block::to_buffer_of(&output, size, env)
     }
 
     fn current_tape(&self) -> Result<Rc<Block>, Error> {
         self.tape.clone().ok_or(Error::Binding("no current tape"))
     }
 
-    /// Refuses a tape from JS that overlaps memory the replay writes.
+    /// Refuses a tape from JS that overlaps the control block. (Results are written into
+    /// memory JS never gets as a tape: a new slab or a new `Buffer`; a tape overlapping the
+    /// current slab is refused by `finish_region`.)
     fn check_foreign(&self, tape: &[u8]) -> Result<(), Error> {
-        let slab_overlaps = self.slab.as_ref().is_some_and(|slab| slab.overlaps(tape));
-        if slab_overlaps || self.control.overlaps(tape) {
+        if self.control.overlaps(tape) {
             return Err(Error::Binding("the tape overlaps the engine's own memory"));
         }
         Ok(())
@@ -428,76 +425,133 @@ impl Engine {
         Ok(self.replay.measure(region)? as u32)
     }
 
-    fn finish_region(&mut self, tape: &[u8]) -> Result<u32, Error> {
+    /// Replays the control block's region of `tape` into a result: a slice of the slab (its
+    /// length is returned, its offset is in the control block) or, when larger than
+    /// `POOLED_MAX`, a new `Buffer` (returned).
+    fn finish_region(&mut self, env: sys::napi_env, tape: &[u8]) -> Result<sys::napi_value, Error> {
         let region = self.region(tape)?;
-        let room = self.slab_room();
-        let size = if forward_bound(region.len()) <= room {
+        let bound = forward_bound(region.len());
+        let size = if bound <= POOLED_MAX {
             // Small: one pass straight into the slab.
-            let (slab, offset) = self.slab_cursor()?;
-            // Safety: `slab` is neither the tape (a different block, or refused by
-            // `check_foreign`) nor the control block, no other slice of it is alive, and no JS
-            // runs during the call. Bytes below `offset` (results already returned) are not
-            // part of the slice.
-            let bytes = unsafe { slab.bytes_mut() };
-            let size = self.replay.write_forward(region, &mut bytes[offset..])?;
+            let (out, offset) = self.slab_room(env, bound)?;
+            check_disjoint(region, out)?;
+            let size = self.replay.write_forward(region, out)?;
             self.commit(offset, size);
             size
         } else {
             let size = self.replay.measure(region)?;
             if size > POOLED_MAX {
-                let output = Block::new(size + WRITE_SLACK, &Rc::downgrade(&self.pool), false)?;
-                // Safety: a new block, which nothing else references yet; no JS runs during
-                // the call. The replay overwrites all `size` bytes JS will see.
-                self.replay.write(region, unsafe { output.bytes_mut() })?;
-                self.output = Some((output, size));
-                self.set_control_word(CTL_OFFSET, -1);
-                return Ok(size as u32);
+                let mut data = ptr::null_mut();
+                let mut buffer = ptr::null_mut();
+                // Safety: `data` receives the new Buffer's `size` bytes, which only this call
+                // can see until it returns the Buffer.
+                let status = unsafe { sys::napi_create_buffer(env, size, &mut data, &mut buffer) };
+                if status != sys::Status::napi_ok || (data.is_null() && size > 0) {
+                    return Err(Error::OutOfMemory { bytes: size });
+                }
+                // Safety: as above; `data` is valid for `size` bytes.
+                let out = unsafe { std::slice::from_raw_parts_mut(data.cast::<u8>(), size) };
+                self.replay.write(region, out)?;
+                return Ok(buffer);
             }
-            if size + WRITE_SLACK > room {
-                self.new_slab()?;
-            }
-            let (slab, offset) = self.slab_cursor()?;
-            // Safety: as above.
-            let bytes = unsafe { slab.bytes_mut() };
-            self.replay.write(region, &mut bytes[offset..])?;
+            let (out, offset) = self.slab_room(env, size + WRITE_SLACK)?;
+            check_disjoint(region, out)?;
+            self.replay.write(region, out)?;
             self.commit(offset, size);
             size
         };
-        Ok(size as u32)
+        to_value(env, size as u32)
     }
 
-    /// Bytes free at the slab cursor (0 without a slab).
-    fn slab_room(&self) -> usize {
-        self.slab
+    /// At least `room` free bytes at the slab cursor (from a new slab if the current one has
+    /// fewer), and their offset in the slab.
+    ///
+    /// The slice is valid until JS runs again: V8 keeps the memory of a referenced, attached
+    /// `ArrayBuffer` in place, and nothing else writes it during a native call.
+    fn slab_room<'a>(
+        &mut self,
+        env: sys::napi_env,
+        room: usize,
+    ) -> Result<(&'a mut [u8], usize), Error> {
+        let fits = self
+            .slab
             .as_ref()
-            .map_or(0, |slab| slab.len() - self.slab_used)
-    }
-
-    /// The slab and the cursor where the next result goes.
-    fn slab_cursor(&mut self) -> Result<(Rc<Block>, usize), Error> {
-        match &self.slab {
-            Some(slab) => Ok((Rc::clone(slab), self.slab_used)),
-            None => self.new_slab().map(|slab| (slab, 0)),
+            .is_some_and(|slab| slab.len - slab.used >= room);
+        if !fits {
+            self.new_slab(env)?;
         }
+        let slab = self.slab.as_ref().ok_or(Error::Binding("no slab"))?;
+        let mut value = ptr::null_mut();
+        let mut data = ptr::null_mut();
+        let mut len = 0usize;
+        // Safety: `reference` is a live reference of this env; the out-pointers are valid.
+        let ok = unsafe {
+            sys::napi_get_reference_value(env, slab.reference, &mut value) == sys::Status::napi_ok
+                && !value.is_null()
+                && sys::napi_get_arraybuffer_info(env, value, &mut data, &mut len)
+                    == sys::Status::napi_ok
+        };
+        if !ok || data.is_null() || len != slab.len {
+            // Detached (or collected, which a held reference rules out): never write there.
+            return Err(Error::Binding("the result slab was detached"));
+        }
+        // Safety: `data` is valid for `len` bytes for the rest of this call (see above), and
+        // the bytes from `used` on were never part of a result.
+        let bytes = unsafe { std::slice::from_raw_parts_mut(data.cast::<u8>(), len) };
+        Ok((&mut bytes[slab.used..], slab.used))
     }
 
     /// Starts a new slab: later results go there.
-    fn new_slab(&mut self) -> Result<Rc<Block>, Error> {
-        let slab = Block::new(SLAB_BYTES, &Rc::downgrade(&self.pool), true)?;
-        self.slab = Some(Rc::clone(&slab));
+    fn new_slab(&mut self, env: sys::napi_env) -> Result<(), Error> {
+        self.drop_slab(env);
+        let mut data = ptr::null_mut();
+        let mut value = ptr::null_mut();
+        let mut reference = ptr::null_mut();
+        // Safety: plain N-API calls with valid out-pointers.
+        let ok = unsafe {
+            sys::napi_create_arraybuffer(env, SLAB_BYTES, &mut data, &mut value)
+                == sys::Status::napi_ok
+                && sys::napi_create_reference(env, value, 1, &mut reference) == sys::Status::napi_ok
+        };
+        if !ok {
+            return Err(Error::OutOfMemory { bytes: SLAB_BYTES });
+        }
+        self.slab = Some(Slab {
+            reference,
+            len: SLAB_BYTES,
+            used: 0,
+            shared: false,
+        });
         self.slab_generation = self.slab_generation.wrapping_add(1);
-        self.slab_shared = false;
-        self.slab_used = 0;
-        Ok(slab)
+        Ok(())
+    }
+
+    /// Lets go of the current slab; V8 frees it with its last result.
+    fn drop_slab(&mut self, env: sys::napi_env) {
+        if let Some(slab) = self.slab.take() {
+            // Safety: `reference` is a live reference of this env, deleted once.
+            unsafe { sys::napi_delete_reference(env, slab.reference) };
+        }
     }
 
     /// Records a result of `size` bytes at `offset` of the slab: JS reads its place from the
     /// control block, and the cursor moves past it, so it is never written again. Bytes the
     /// replay wrote past `size` (its slack) stay above the cursor and are never part of a result.
     fn commit(&mut self, offset: usize, size: usize) {
-        let len = self.slab.as_ref().map_or(0, |slab| slab.len());
-        self.slab_used = (offset + size).next_multiple_of(RESULT_ALIGN).min(len);
+        if let Some(slab) = &mut self.slab {
+            slab.used = (offset + size).next_multiple_of(RESULT_ALIGN).min(slab.len);
+        }
         self.set_control_word(CTL_OFFSET, offset as i32);
         self.set_control_word(CTL_SLAB, self.slab_generation);
     }
+}
+
+/// Refuses to replay a tape that overlaps the memory the result goes to (possible only with a
+/// foreign tape from `finishTape`).
+fn check_disjoint(tape: &[u8], out: &[u8]) -> Result<(), Error> {
+    let (a, b) = (tape.as_ptr() as usize, out.as_ptr() as usize);
+    if a < b + out.len() && b < a + tape.len() {
+        return Err(Error::Binding("the tape overlaps the result memory"));
+    }
+    Ok(())
 }

@@ -12,6 +12,7 @@
 
 use crate::error::{Error, Result};
 use crate::opcode::{payload_words, Op, WORD_BYTES};
+use crate::simd::{self, Packed32};
 use crate::varint::{encode_varint, encoded_len_varint, zigzag32, zigzag64};
 
 /// Largest message the replay produces, in bytes: every length and offset then fits the `int32`
@@ -97,16 +98,6 @@ fn len32(value: u32) -> u64 {
     encoded_len_varint(u64::from(value)) as u64
 }
 
-/// Bytes of an `int32` varint: negative values are sign-extended to 10 bytes.
-#[inline(always)]
-fn len_int32(value: u32) -> u64 {
-    if (value as i32) < 0 {
-        MAX_VARINT_LEN as u64
-    } else {
-        len32(value)
-    }
-}
-
 /// How the elements of a packed varint record become varints.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Packed {
@@ -138,21 +129,69 @@ impl Packed {
         }
     }
 
-    /// Sum of the varint lengths of `body`'s elements.
+    /// Sum of the varint lengths of `body`'s elements: through the vectorised kernel when the
+    /// elements are aligned (they are in every tape `index.js` records), else element by
+    /// element.
     fn encoded_len(self, body: &[u8]) -> u64 {
-        match self {
-            Packed::Uint32 => body.chunks_exact(4).map(|e| len32(le32(e))).sum(),
-            Packed::Int32 => body.chunks_exact(4).map(|e| len_int32(le32(e))).sum(),
-            Packed::Sint32 => body
-                .chunks_exact(4)
-                .map(|e| len32(zigzag32(le32(e) as i32)))
-                .sum(),
-            Packed::Uint64 | Packed::Sint64 => body
-                .chunks_exact(8)
+        match self.elements(body) {
+            Elements::U32(values, kind) => simd::encoded_len_packed32(values, kind) as u64,
+            Elements::U64(values, zigzag) => simd::encoded_len_packed64(values, zigzag) as u64,
+            Elements::Unaligned => body
+                .chunks_exact(self.stride())
                 .map(|e| encoded_len_varint(self.value(e)) as u64)
                 .sum(),
         }
     }
+
+    /// Writes the varints of `body`'s elements at the start of `out`; returns the bytes
+    /// written, or `None` if `out` is too short.
+    fn encode(self, body: &[u8], out: &mut [u8]) -> Option<usize> {
+        match self.elements(body) {
+            Elements::U32(values, kind) => simd::encode_packed32(values, kind, out),
+            Elements::U64(values, zigzag) => simd::encode_packed64(values, zigzag, out),
+            Elements::Unaligned => {
+                let mut sink = Sink { out, pos: 0 };
+                for element in body.chunks_exact(self.stride()) {
+                    sink.varint(self.value(element)).ok()?;
+                }
+                Some(sink.pos)
+            }
+        }
+    }
+
+    /// `body` as a slice of elements, if it is aligned for them.
+    fn elements(self, body: &[u8]) -> Elements<'_> {
+        match self {
+            Packed::Uint32 | Packed::Int32 | Packed::Sint32 => {
+                // Safety: every bit pattern is a valid `u32`.
+                let (head, words, tail) = unsafe { body.align_to::<u32>() };
+                if !head.is_empty() || !tail.is_empty() {
+                    return Elements::Unaligned;
+                }
+                let kind = match self {
+                    Packed::Uint32 => Packed32::Uint32,
+                    Packed::Int32 => Packed32::Int32,
+                    _ => Packed32::Sint32,
+                };
+                Elements::U32(words, kind)
+            }
+            Packed::Uint64 | Packed::Sint64 => {
+                // Safety: every bit pattern is a valid `u64`.
+                let (head, words, tail) = unsafe { body.align_to::<u64>() };
+                if !head.is_empty() || !tail.is_empty() {
+                    return Elements::Unaligned;
+                }
+                Elements::U64(words, self == Packed::Sint64)
+            }
+        }
+    }
+}
+
+/// The elements of a packed varint record, as the vectorised kernel takes them.
+enum Elements<'t> {
+    U32(&'t [u32], Packed32),
+    U64(&'t [u64], bool),
+    Unaligned,
 }
 
 /// An 8-byte chunk as a little-endian 64-bit value.
@@ -448,14 +487,7 @@ impl Pass for Write<'_, '_> {
     fn packed(&mut self, kind: Packed, body: &[u8]) -> Result<()> {
         let len = *self.sections.next().ok_or(Error::Inconsistent)?;
         self.sink.varint32(len)?;
-        let end = self.sink.pos + len as usize;
-        for element in body.chunks_exact(kind.stride()) {
-            self.sink.varint(kind.value(element))?;
-        }
-        if self.sink.pos != end {
-            return Err(Error::Inconsistent);
-        }
-        Ok(())
+        self.sink.packed(kind, body, len)
     }
 
     #[inline(always)]
@@ -541,14 +573,7 @@ impl Pass for Forward<'_, '_> {
     fn packed(&mut self, kind: Packed, body: &[u8]) -> Result<()> {
         let len = section_len(kind.encoded_len(body))?;
         self.sink.varint32(len)?;
-        let end = self.sink.pos + len as usize;
-        for element in body.chunks_exact(kind.stride()) {
-            self.sink.varint(kind.value(element))?;
-        }
-        if self.sink.pos != end {
-            return Err(Error::Inconsistent);
-        }
-        Ok(())
+        self.sink.packed(kind, body, len)
     }
 
     #[inline(always)]
@@ -636,6 +661,18 @@ impl Sink<'_> {
             }
         }
         self.varint(u64::from(value))
+    }
+
+    /// Writes the elements of a packed record, which must take exactly `len` bytes.
+    #[inline]
+    fn packed(&mut self, kind: Packed, body: &[u8], len: u32) -> Result<()> {
+        let rest = self.out.get_mut(self.pos..).ok_or(Error::Inconsistent)?;
+        let written = kind.encode(body, rest).ok_or(Error::Inconsistent)?;
+        if written != len as usize {
+            return Err(Error::Inconsistent);
+        }
+        self.pos += written;
+        Ok(())
     }
 
     #[cold]
