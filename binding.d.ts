@@ -13,7 +13,7 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
  * Creates the native state of one `index.js` instance and returns its control block and
  * functions bound to it:
  * `{ control, tape(bytes, current), finish(), finishTape(tape), measure(), measureTape(tape),
- * slab(), retireSlab() }`.
+ * slab(), retireSlab(), writeInto(buffer, tape) }`.
  *
  * One engine per JS module instance (so per worker thread, and per copy of the module a test
  * runner loads): nothing is shared between them. The functions are plain functions whose

@@ -44,6 +44,10 @@ const CTL_START = P.CTL_START;
 const CTL_END = P.CTL_END;
 const CTL_OFFSET = P.CTL_OFFSET;
 const CTL_SLAB = P.CTL_SLAB;
+const CTL_REFS = P.CTL_REFS;
+const CTL_HOLES = P.CTL_HOLES;
+const MAX_REFS = P.MAX_REFS;
+const OP_BYTES_REF = P.BYTES_REF;
 
 for (const name of Object.keys(P)) {
   if (typeof P[name] !== 'number') throw new Error(`protobufjs-rustwriter: binding protocol has no number for ${name}`);
@@ -59,6 +63,10 @@ const SHARED_MAX_WORDS = RING_BYTES / 4 / 4;
 const DISPLACED_PRUNE = 64;
 /** Largest private arena kept for the next large writer instead of being given back. */
 const SPARE_MAX_BYTES = 64 * 1024 * 1024;
+/** A `Uint8Array` of at least this many bytes given to `bytes()` is not copied into the tape: the
+ * writer keeps a reference and copies it once, straight into the result, after the native replay
+ * (as protobufjs 7 does). Below it, copying into the tape costs less than the bookkeeping. */
+const BYTES_REF_MIN = 4096;
 /** Strings shorter than this are UTF-8 encoded by a JS loop (WTF-8 for lone surrogates), longer
  * ones by `Buffer#utf8Write` (U+FFFD), exactly where protobuf.js's BufferWriter switches. */
 const UTF8_LOOP_MAX = 40;
@@ -138,6 +146,8 @@ function RustWriter() {
   this._out = null;
   /** `_out`'s length when it was returned (to notice a detached result). */
   this._ol = 0;
+  /** Arrays `bytes()` referenced instead of copying, and their lengths: `[array, length, …]`. */
+  this._refs = null;
 }
 
 /**
@@ -318,6 +328,7 @@ RustWriter.prototype._release = function _release(result) {
   }
   this._out = result;
   this._ol = result.length;
+  this._refs = null;
   this._t = null;
   this._i32 = EMPTY_ARENA.i32;
   this._f32 = EMPTY_ARENA.f32;
@@ -620,9 +631,33 @@ function copyBytes(u8, at, value, len) {
 RustWriter.prototype.bytes = function write_bytes(value) {
   if (typeof value === 'string' || value instanceof String) value = Buffer.from(value, 'base64');
   const len = value.length >>> 0;
+  if (len >= BYTES_REF_MIN && value instanceof Uint8Array && (this._refs === null || this._refs.length < 2 * MAX_REFS)) {
+    return this._reference(value, len);
+  }
   const at = this._payload(OP_BYTES, len);
   if (len) copyBytes(this._u8, at, value, len);
   return this._endPayload(len);
+};
+
+/**
+ * Records a `BYTES_REF` record for `value`, which is kept by reference until `finish()`.
+ * @param {Uint8Array} value Bytes
+ * @param {number} len Its length
+ * @returns {RustWriter} `this`
+ * @private
+ */
+RustWriter.prototype._reference = function _reference(value, len) {
+  let n = this._n;
+  if (n + 4 > this._c) n = this._claim(4);
+  if (this._refs === null) this._refs = [];
+  const t = this._i32;
+  t[n] = OP_BYTES_REF;
+  t[n + 1] = len;
+  t[n + 2] = this._refs.length >>> 1;
+  t[n + 3] = 0;
+  this._n = n + 4;
+  this._refs.push(value, len);
+  return this;
 };
 
 /**
@@ -933,6 +968,7 @@ function replay(w, measureOnly) {
   const arena = w._t;
   ctl[CTL_START] = w._s;
   ctl[CTL_END] = w._n;
+  ctl[CTL_REFS] = w._refs === null ? 0 : w._refs.length >>> 1;
   try {
     if (arena === ring) return measureOnly ? engine.measure() : engine.finish();
     return measureOnly ? engine.measureTape(arena.u8) : engine.finishTape(arena.u8);
@@ -954,14 +990,43 @@ function finishNative(w) {
     slabArrayBuffer = null;
     slabGeneration = 0;
   }
-  const result = replay(w, false);
-  if (typeof result !== 'number') return result; // large: a Buffer of its own
-  if (ctl[CTL_SLAB] !== slabGeneration) {
-    slabArrayBuffer = engine.slab();
-    markAsUntransferable(slabArrayBuffer);
-    slabGeneration = ctl[CTL_SLAB];
+  const refs = w._refs;
+  if (refs !== null) checkRefs(refs);
+  const len = replay(w, false);
+  let result;
+  if (ctl[CTL_OFFSET] < 0) {
+    // Large: a Buffer of its own, allocated here (uninitialized) and written natively.
+    result = Buffer.allocUnsafe(len);
+    const arena = w._t;
+    engine.writeInto(result, arena === ring ? undefined : arena.u8);
+  } else {
+    if (ctl[CTL_SLAB] !== slabGeneration) {
+      slabArrayBuffer = engine.slab();
+      markAsUntransferable(slabArrayBuffer);
+      slabGeneration = ctl[CTL_SLAB];
+    }
+    result = new ResultBuffer(slabArrayBuffer, ctl[CTL_OFFSET], len);
   }
-  return new ResultBuffer(slabArrayBuffer, ctl[CTL_OFFSET], result);
+  if (refs !== null) {
+    // Copy each referenced array into the hole the replay left for it.
+    const holes = ctl[CTL_REFS];
+    for (let i = 0; i < holes; ++i) result.set(refs[2 * ctl[CTL_HOLES + 2 * i]], ctl[CTL_HOLES + 2 * i + 1]);
+  }
+  return result;
+}
+
+/**
+ * Throws if an array `bytes()` kept by reference no longer has the length it was recorded with
+ * (detached, or a view of a resized buffer): its hole could not be filled.
+ * @param {Array<Uint8Array|number>} refs `[array, length, …]`
+ * @returns {undefined}
+ */
+function checkRefs(refs) {
+  for (let i = 0; i < refs.length; i += 2) {
+    if (refs[i].length !== refs[i + 1]) {
+      throw new Error('protobufjs-rustwriter: a Uint8Array given to bytes() was detached or resized before finish()');
+    }
+  }
 }
 
 /**
@@ -1237,7 +1302,7 @@ RustWriter.prototype.finish = function finish() {
   if (this._out !== null) this._restore();
   const words = this._n - this._s;
   if (words === 0) return Buffer.alloc(0);
-  const result = words <= jsReplayMaxWords ? finishJs(this) : finishNative(this);
+  const result = words <= jsReplayMaxWords && this._refs === null ? finishJs(this) : finishNative(this);
   if (this._f < 0) this._release(result);
   return result;
 };

@@ -38,8 +38,15 @@ const CTL_END: usize = 1;
 const CTL_OFFSET: usize = 2;
 /// Control block word: generation of the slab holding the result (written by Rust).
 const CTL_SLAB: usize = 3;
+/// Control block word: the number of referenced arrays of the region (written by JS; `BYTES_REF`
+/// records name them), then the number of holes the replay left (written by Rust).
+const CTL_REFS: usize = 4;
+/// Control block words: `(reference, offset)` of each hole the replay left (written by Rust).
+const CTL_HOLES: usize = 5;
+/// Most referenced arrays one region may have (JS copies further `bytes` values).
+const MAX_REFS: usize = 32;
 /// Words in the control block.
-const CTL_WORDS: usize = 4;
+const CTL_WORDS: usize = CTL_HOLES + 2 * MAX_REFS;
 
 /// Bytes of one result slab. Results are carved from it like Node's own `Buffer` pool carves
 /// `allocUnsafe` results from its 8 KiB pool; a bigger slab makes creating one (an N-API call
@@ -48,6 +55,11 @@ const SLAB_BYTES: usize = 64 * 1024;
 /// Largest result carved from a slab; larger ones get a `Buffer` of their own, so one long-lived
 /// small result pins at most one slab and a big one never wastes a slab's tail.
 const POOLED_MAX: usize = SLAB_BYTES / 4;
+/// Largest one-pass bound replayed into the scratch buffer; larger tapes are measured first and
+/// written straight into the result, so the scratch never needs more than this.
+const SCRATCH_MAX: usize = 64 * 1024 * 1024;
+/// Scratch capacity kept between large results; a larger one is given back after use.
+const SCRATCH_KEEP: usize = 8 * 1024 * 1024;
 /// Result offsets in a slab are multiples of this, as in Node's pool, so callers can lay typed
 /// arrays over them.
 const RESULT_ALIGN: usize = 8;
@@ -89,6 +101,9 @@ pub fn protocol() -> HashMap<&'static str, u32> {
         ("CTL_END", CTL_END),
         ("CTL_OFFSET", CTL_OFFSET),
         ("CTL_SLAB", CTL_SLAB),
+        ("CTL_REFS", CTL_REFS),
+        ("CTL_HOLES", CTL_HOLES),
+        ("MAX_REFS", MAX_REFS),
         ("CTL_WORDS", CTL_WORDS),
         ("MAX_OUTPUT", MAX_OUTPUT),
     ] {
@@ -100,7 +115,7 @@ pub fn protocol() -> HashMap<&'static str, u32> {
 /// Creates the native state of one `index.js` instance and returns its control block and
 /// functions bound to it:
 /// `{ control, tape(bytes, current), finish(), finishTape(tape), measure(), measureTape(tape),
-/// slab(), retireSlab() }`.
+/// slab(), retireSlab(), writeInto(buffer, tape) }`.
 ///
 /// One engine per JS module instance (so per worker thread, and per copy of the module a test
 /// runner loads): nothing is shared between them. The functions are plain functions whose
@@ -114,7 +129,7 @@ pub fn create_engine(env: &Env) -> napi::Result<Object<'_>> {
     let control = Block::to_buffer(&engine.borrow().control, env.raw())
         .map_err(|e| napi::Error::from_reason(e.to_string()))?;
     set(env, &exports, c"control", control)?;
-    let methods: [(&CStr, Method); 7] = [
+    let methods: [(&CStr, Method); 8] = [
         (c"tape", Engine::tape),
         (c"finish", Engine::finish),
         (c"finishTape", Engine::finish_tape),
@@ -122,6 +137,7 @@ pub fn create_engine(env: &Env) -> napi::Result<Object<'_>> {
         (c"measureTape", Engine::measure_tape),
         (c"slab", Engine::slab),
         (c"retireSlab", Engine::retire_slab),
+        (c"writeInto", Engine::write_into),
     ];
     for (name, method) in methods {
         let function = bind(env, name, Rc::clone(&engine), method)?;
@@ -242,6 +258,13 @@ fn to_value<T: ToNapiValue>(env: sys::napi_env, value: T) -> Result<sys::napi_va
     unsafe { T::to_napi_value(env, value) }.map_err(napi_error("could not return a value"))
 }
 
+fn is_undefined(env: sys::napi_env, value: sys::napi_value) -> bool {
+    let mut kind = 0;
+    // Safety: `env` and `value` belong to the current call.
+    let status = unsafe { sys::napi_typeof(env, value, &mut kind) };
+    status == sys::Status::napi_ok && kind == sys::ValueType::napi_undefined
+}
+
 fn from_value<T: FromNapiValue>(env: sys::napi_env, value: sys::napi_value) -> Result<T, Error> {
     // Safety: `env` and `value` belong to the current call.
     unsafe { T::from_napi_value(env, value) }.map_err(napi_error("invalid argument"))
@@ -254,8 +277,22 @@ pub struct Engine {
     tape: Option<Rc<Block>>,
     /// Where small results go.
     slab: Option<Slab>,
+    /// A large result replayed in one pass, until `writeInto` copies it out.
+    scratch: Vec<u8>,
+    /// What `writeInto` is to write.
+    pending: Pending,
     slab_generation: i32,
     replay: Replay,
+}
+
+/// The large result a `finish` left for `writeInto`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Pending {
+    Nothing,
+    /// The first bytes of `Engine::scratch`.
+    Scratch(usize),
+    /// Measured by `Engine::replay`, to be written (the tape has references).
+    Measured,
 }
 
 /// A result slab: a plain JS `ArrayBuffer` the engine allocated through N-API, so V8 frees it
@@ -280,6 +317,8 @@ impl Engine {
                 .map_err(|e| napi::Error::from_reason(e.to_string()))?,
             tape: None,
             slab: None,
+            scratch: Vec::new(),
+            pending: Pending::Nothing,
             slab_generation: 0,
             replay: Replay::new(),
         })
@@ -431,36 +470,107 @@ impl Engine {
     fn finish_region(&mut self, env: sys::napi_env, tape: &[u8]) -> Result<sys::napi_value, Error> {
         let region = self.region(tape)?;
         let bound = forward_bound(region.len());
-        let size = if bound <= POOLED_MAX {
+        let size = if bound <= POOLED_MAX && self.control_word(CTL_REFS) == 0 {
             // Small: one pass straight into the slab.
             let (out, offset) = self.slab_room(env, bound)?;
             check_disjoint(region, out)?;
             let size = self.replay.write_forward(region, out)?;
             self.commit(offset, size);
             size
+        } else if self.control_word(CTL_REFS) == 0 && bound <= SCRATCH_MAX {
+            // Large: one pass into the scratch buffer; JS allocates the result (uninitialized,
+            // unlike memory from N-API) and `writeInto` copies it there.
+            if self.scratch.len() < bound {
+                // Grown (and zeroed) once; later results overwrite what they use.
+                self.scratch
+                    .try_reserve_exact(bound - self.scratch.len())
+                    .map_err(|_| Error::OutOfMemory { bytes: bound })?;
+                self.scratch.resize(bound, 0);
+            }
+            let size = self.replay.write_forward(region, &mut self.scratch)?;
+            if size > POOLED_MAX {
+                self.pending = Pending::Scratch(size);
+                self.set_control_word(CTL_OFFSET, -1);
+                return to_value(env, size as u32);
+            }
+            let (out, offset) = self.slab_room(env, size)?;
+            out[..size].copy_from_slice(&self.scratch[..size]);
+            self.commit(offset, size);
+            size
         } else {
             let size = self.replay.measure(region)?;
             if size > POOLED_MAX {
-                let mut data = ptr::null_mut();
-                let mut buffer = ptr::null_mut();
-                // Safety: `data` receives the new Buffer's `size` bytes, which only this call
-                // can see until it returns the Buffer.
-                let status = unsafe { sys::napi_create_buffer(env, size, &mut data, &mut buffer) };
-                if status != sys::Status::napi_ok || (data.is_null() && size > 0) {
-                    return Err(Error::OutOfMemory { bytes: size });
-                }
-                // Safety: as above; `data` is valid for `size` bytes.
-                let out = unsafe { std::slice::from_raw_parts_mut(data.cast::<u8>(), size) };
-                self.replay.write(region, out)?;
-                return Ok(buffer);
+                // Large, with references: measured now, written by `writeInto` into the
+                // result JS allocates.
+                self.pending = Pending::Measured;
+                self.set_control_word(CTL_OFFSET, -1);
+                return to_value(env, size as u32);
             }
             let (out, offset) = self.slab_room(env, size + WRITE_SLACK)?;
             check_disjoint(region, out)?;
             self.replay.write(region, out)?;
+            self.publish_holes()?;
             self.commit(offset, size);
             size
         };
         to_value(env, size as u32)
+    }
+
+    /// `writeInto(buffer, tape)`: after a `finish()` or `finishTape()` that asked for it (offset
+    /// -1), writes the measured result into `buffer`, which must be exactly that long, for the
+    /// control block's region of `tape` (the current tape when `tape` is undefined). Fails if
+    /// the buffer has another length or the region changed since it was measured (the buffer
+    /// may then hold part of a result; it is never written past its end).
+    fn write_into(
+        &mut self,
+        env: sys::napi_env,
+        [buffer, tape]: [sys::napi_value; 2],
+    ) -> Result<sys::napi_value, Error> {
+        let out: &mut [u8] = from_value(env, buffer)?;
+        let current;
+        let tape: &[u8] = if is_undefined(env, tape) {
+            current = self.current_tape()?;
+            // Safety: as in `finish`.
+            unsafe { current.bytes() }
+        } else {
+            let tape: &[u8] = from_value(env, tape)?;
+            self.check_foreign(tape)?;
+            tape
+        };
+        match std::mem::replace(&mut self.pending, Pending::Nothing) {
+            Pending::Scratch(size) if out.len() == size => {
+                out.copy_from_slice(&self.scratch[..size]);
+                self.set_control_word(CTL_REFS, 0);
+            }
+            Pending::Measured if out.len() == self.replay.measured() => {
+                let region = self.region(tape)?;
+                check_disjoint(region, out)?;
+                self.replay.write(region, out)?;
+                self.publish_holes()?;
+            }
+            _ => return Err(Error::Inconsistent),
+        }
+        if self.scratch.capacity() > SCRATCH_KEEP {
+            self.scratch = Vec::new();
+        }
+        to_value(env, ())
+    }
+
+    /// Tells JS where the last write left holes for its referenced arrays.
+    fn publish_holes(&self) -> Result<(), Error> {
+        let holes = self.replay.holes();
+        if holes.len() > MAX_REFS {
+            return Err(Error::Binding(
+                "more references than the control block holds",
+            ));
+        }
+        let count = holes.len();
+        for (i, &(reference, offset)) in holes.to_vec().iter().enumerate() {
+            self.set_control_word(CTL_HOLES + 2 * i, reference as i32);
+            self.set_control_word(CTL_HOLES + 2 * i + 1, offset as i32);
+        }
+        self.set_control_word(CTL_REFS, count as i32);
+        Ok(())
     }
 
     /// At least `room` free bytes at the slab cursor (from a new slab if the current one has

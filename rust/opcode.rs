@@ -12,6 +12,7 @@
 //! | `FORK` | 2 | `[op, link]`: `link` is JS's pointer to the enclosing open fork; replay ignores it |
 //! | `LDELIM` | 2 | `[op, 0]`: closes the innermost open fork, or with none open prefixes everything before it |
 //! | `BYTES`, `RAW` | 2 + payload | `[op, len]` then `len` bytes, zero-padded to a multiple of 8 |
+//! | `BYTES_REF` | 4 | `[op, len, ref, 0]`: a length prefix and a hole of `len` bytes that JS fills with its `ref`-th referenced `Uint8Array` after the replay |
 //! | `PACKED_UINT32` … `PACKED_FIXED32` | 2 + count, rounded up to even | `[op, count]` then `count` words |
 //! | `PACKED_UINT64` … `PACKED_FIXED64` | 2 + 2·count | `[op, count]` then `count` (lo, hi) pairs or `f64`s |
 //!
@@ -82,6 +83,8 @@ opcodes! {
     PackedSint64 = 17 => "PACKED_SINT64",
     /// length-prefixed run of `Fixed64` values (`fixed64s`, `sfixed64s`, `doubles`).
     PackedFixed64 = 18 => "PACKED_FIXED64",
+    /// varint length, then a hole for bytes JS copies in itself (large `bytes` values).
+    BytesRef = 19 => "BYTES_REF",
 }
 
 /// Words taken by a payload of `len` bytes, padded so the next record starts on an even word.

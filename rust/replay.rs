@@ -51,6 +51,7 @@ const PACKED_FIXED32: u32 = Op::PackedFixed32 as u32;
 const PACKED_UINT64: u32 = Op::PackedUint64 as u32;
 const PACKED_SINT64: u32 = Op::PackedSint64 as u32;
 const PACKED_FIXED64: u32 = Op::PackedFixed64 as u32;
+const BYTES_REF: u32 = Op::BytesRef as u32;
 
 /// The 64-bit operand of the record at `at` (words `at + 2` and `at + 3`).
 #[inline(always)]
@@ -226,6 +227,9 @@ trait Pass {
     fn fork(&mut self) -> Result<()>;
     /// Closes the innermost open section, or with none open prefixes everything before it.
     fn ldelim(&mut self) -> Result<()>;
+    /// A length prefix, then a hole of `len` bytes for JS to fill with its `reference`-th
+    /// referenced array.
+    fn hole(&mut self, len: u32, reference: u32) -> Result<()>;
 }
 
 /// Decodes `tape` record by record and hands each to `pass`. The only place that knows the
@@ -239,8 +243,8 @@ fn walk<P: Pass>(tape: &[u8], pass: &mut P) -> Result<()> {
         let head = tape[at * WORD_BYTES..]
             .first_chunk::<8>()
             .ok_or(Error::Truncated { at })?;
-        let op = u32::from_le_bytes([head[0], head[1], head[2], head[3]]);
-        let operand = u32::from_le_bytes([head[4], head[5], head[6], head[7]]);
+        let head = u64::from_le_bytes(*head);
+        let (op, operand) = (head as u32, (head >> 32) as u32);
         match op {
             UINT32 => pass.varint32(operand)?,
             INT32 if (operand as i32) < 0 => pass.varint64(operand as i32 as i64 as u64)?,
@@ -257,6 +261,12 @@ fn walk<P: Pass>(tape: &[u8], pass: &mut P) -> Result<()> {
                     _ => pass.fixed(&value.to_le_bytes())?,
                 }
                 at += 4;
+                continue;
+            }
+            BYTES_REF => {
+                let (reference, next) = body(tape, at, Some(2), 8)?;
+                pass.hole(operand, le32(reference))?;
+                at = next;
                 continue;
             }
             BYTES | RAW => {
@@ -307,6 +317,8 @@ pub struct Replay {
     open: Vec<(usize, u64)>,
     /// Lengths of the `LDELIM`s that found no open fork, in tape order.
     wraps: Vec<u32>,
+    /// Each hole `write` left: the reference JS fills it with, and its output offset.
+    holes: Vec<(u32, u32)>,
     /// The size `measure` returned.
     size: usize,
 }
@@ -342,13 +354,15 @@ impl Replay {
     /// start of `out`, which must hold at least the measured size (with [`WRITE_SLACK`] more
     /// bytes it is faster). Returns the bytes written, the measured size. Anything else is an
     /// error, never a panic or a write past `out`.
-    pub fn write(&self, tape: &[u8], out: &mut [u8]) -> Result<usize> {
+    pub fn write(&mut self, tape: &[u8], out: &mut [u8]) -> Result<usize> {
         if out.len() < self.size {
             return Err(Error::Inconsistent);
         }
+        self.holes.clear();
         let mut write = Write {
             sink: Sink { out, pos: 0 },
             sections: self.lens.iter(),
+            holes: &mut self.holes,
         };
         // LDELIMs without an open fork prefix everything before them, so the last one's prefix
         // comes first.
@@ -381,6 +395,17 @@ impl Replay {
         Ok(forward.sink.pos)
     }
 
+    /// The size the last [`Replay::measure`] returned.
+    pub fn measured(&self) -> usize {
+        self.size
+    }
+
+    /// The holes the last [`Replay::write`] left for JS to fill: `(reference, offset)` pairs in
+    /// tape order.
+    pub fn holes(&self) -> &[(u32, u32)] {
+        &self.holes
+    }
+
     /// Both passes into a new `Vec`: for tests and Rust callers.
     pub fn encode(&mut self, tape: &[u8]) -> Result<Vec<u8>> {
         let size = self.measure(tape)?;
@@ -397,6 +422,13 @@ struct Measure<'r> {
 }
 
 impl Pass for Measure<'_> {
+    #[inline(always)]
+    fn hole(&mut self, len: u32, _reference: u32) -> Result<()> {
+        let len = section_len(u64::from(len))?;
+        self.size += len32(len) + u64::from(len);
+        Ok(())
+    }
+
     #[inline(always)]
     fn varint32(&mut self, value: u32) -> Result<()> {
         self.size += len32(value);
@@ -459,9 +491,19 @@ impl Pass for Measure<'_> {
 struct Write<'o, 'r> {
     sink: Sink<'o>,
     sections: std::slice::Iter<'r, u32>,
+    holes: &'r mut Vec<(u32, u32)>,
 }
 
 impl Pass for Write<'_, '_> {
+    #[inline]
+    fn hole(&mut self, len: u32, reference: u32) -> Result<()> {
+        self.sink.varint32(len)?;
+        let at = u32::try_from(self.sink.pos).map_err(|_| Error::Inconsistent)?;
+        self.sink.skip(len as usize)?;
+        self.holes.push((reference, at));
+        Ok(())
+    }
+
     #[inline(always)]
     fn varint32(&mut self, value: u32) -> Result<()> {
         self.sink.varint32(value)
@@ -548,6 +590,14 @@ impl Forward<'_, '_> {
 }
 
 impl Pass for Forward<'_, '_> {
+    /// The one-pass replay moves content after it is written, so it cannot tell JS where a
+    /// hole ends up: tapes with references go through the two passes.
+    fn hole(&mut self, _len: u32, _reference: u32) -> Result<()> {
+        Err(Error::Binding(
+            "a tape with references must be replayed in two passes",
+        ))
+    }
+
     #[inline(always)]
     fn varint32(&mut self, value: u32) -> Result<()> {
         self.sink.varint32(value)
@@ -682,6 +732,17 @@ impl Sink<'_> {
         Ok(())
     }
 
+    /// Leaves `len` bytes as they are, for JS to fill.
+    #[inline]
+    fn skip(&mut self, len: usize) -> Result<()> {
+        let end = self
+            .pos
+            .checked_add(len)
+            .filter(|&end| end <= self.out.len());
+        self.pos = end.ok_or(Error::Inconsistent)?;
+        Ok(())
+    }
+
     #[inline(always)]
     fn bytes(&mut self, bytes: &[u8]) -> Result<()> {
         let end = self.pos + bytes.len();
@@ -728,6 +789,28 @@ mod tests {
             slack[size..].iter().all(|&b| b == 0xaa),
             "nothing written past the size"
         );
+    }
+
+    #[test]
+    fn a_reference_leaves_a_hole_behind_its_length_prefix_and_reports_where() {
+        // 10 | fork [ 18 | ref 0 (200 bytes) ] | ref 1 (3 bytes)
+        let t = tape(&[
+            UINT32, 10, FORK, 0, UINT32, 18, BYTES_REF, 200, 0, 0, LDELIM, 0, BYTES_REF, 3, 1, 0,
+        ]);
+        let mut replay = Replay::new();
+        let size = replay.measure(&t).unwrap();
+        assert_eq!(size, 1 + 2 + 1 + 2 + 200 + 1 + 3);
+        let mut out = vec![0xee; size];
+        assert_eq!(replay.write(&t, &mut out), Ok(size));
+        assert_eq!(replay.holes(), &[(0, 6), (1, 207)]);
+        assert_eq!(&out[..6], &[10, 0xcb, 0x01, 18, 0xc8, 0x01]);
+        assert!(
+            out[6..206].iter().all(|&b| b == 0xee),
+            "the hole is left alone"
+        );
+        assert_eq!(&out[206..207], &[3]);
+        let mut forward = vec![0; forward_bound(t.len()) + 300];
+        assert!(replay.write_forward(&t, &mut forward).is_err());
     }
 
     #[test]

@@ -132,6 +132,30 @@ describe('RustWriter against protobufjs 8.8.1, method by method', () => {
     }
   });
 
+  it('writes large Uint8Arrays, which it keeps by reference until finish(), as protobufjs does', () => {
+    const blob = (len, seed) => Uint8Array.from({ length: len }, (_, i) => (i * 31 + seed) & 255);
+    for (const len of [4095, 4096, 4097, 16384, 16385, 70000]) {
+      assertSame((w) => w.uint32(10).bytes(blob(len, 1)).uint32(18).bytes(Buffer.from(blob(len, 2))), `bytes of ${len}`);
+      // Nested, so the hole lies behind length prefixes of 1 to 3 bytes.
+      assertSame((w) => w.uint32(10).fork().uint32(18).fork().bytes(blob(len, 3)).ldelim().uint32(7).ldelim(),
+        `nested bytes of ${len}`);
+    }
+    // More references than a region may have: the rest are copied.
+    assertSame((w) => { for (let i = 0; i < 40; i++) w.uint32(10).bytes(blob(5000 + i, i)); return w; }, '40 large values');
+    // reset() drops a referenced value; finish() twice and writing after finish() keep working.
+    assertSame((w) => w.uint32(1).fork().bytes(blob(9000, 4)).reset().bytes(blob(5000, 5)), 'reset after a reference');
+    const { actual, expected } = runBoth([['bytes', blob(6000, 6)], ['finish'], ['uint32', 3], ['finish'], ['finish']]);
+    assert.deepStrictEqual(actual, expected);
+  });
+
+  it('refuses to finish when an array kept by reference was resized, instead of writing garbage', () => {
+    const ab = new ArrayBuffer(8192, { maxByteLength: 8192 });
+    const w = RustWriter.create().uint32(1).bytes(new Uint8Array(ab));
+    ab.resize(100);
+    assert.throws(() => w.finish(), /detached or resized before finish\(\)/);
+    assert.strictEqual(hex(RustWriter.create().uint32(150)), '9601');
+  });
+
   it('matches protobufjs for ldelim and reset with and without an open fork', () => {
     assert.strictEqual(hex(RustWriter.create().uint32(1).uint32(2).ldelim()), '020102');
     assert.strictEqual(hex(RustWriter.create().ldelim()), '00');
