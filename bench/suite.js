@@ -2,19 +2,26 @@
 
 /**
  * The one benchmark wrapper: proves that every contender produces the reference's bytes (the
- * first contender's), then times them all, one after the other in one benchmark.js suite in this
- * process, then checks the bytes again (a writer whose state drifts over many ops fails here).
+ * first contender's), then times them all in this process, then checks the bytes again (a writer
+ * whose state drifts over many ops fails here).
+ *
+ * Timing is interleaved in rounds: each round times every contender once, briefly (one
+ * benchmark.js suite), and a contender's result is its median over the rounds. The machines this
+ * runs on change speed by tens of percent over minutes; timing each contender in one long block
+ * turned that drift into ratios that moved by 2x between runs, while contenders timed side by
+ * side in every round see the same machine.
  */
 
 const Benchmark = require('benchmark');
 
 /**
- * benchmark.js options per contender. maxTime is the sampling time (s) after which benchmark.js
- * stops once minSamples are in: 36 benchmarks × ~3.5 s (cycle calibration included), plus the
- * allocation windows, keep `npm run bench` near 3 minutes on 2 cores; 3 s rather than 2 s of
- * sampling evens out some of a busy machine's noise.
+ * benchmark.js options per contender and round. maxTime is the sampling time (s) after which
+ * benchmark.js stops once minSamples are in: 36 benchmarks × ROUNDS × ~0.8 s (cycle calibration
+ * included), plus the allocation windows, keep `npm run bench` near 3 minutes on 2 cores.
  */
-const BENCH_OPTIONS = { minSamples: 10, maxTime: 3 };
+const BENCH_OPTIONS = { minSamples: 5, maxTime: 0.6 };
+/** Rounds of timing per case (odd, for a median). */
+const ROUNDS = 5;
 /** Bytes of context shown around the first differing byte. */
 const DIFF_CONTEXT = 8;
 
@@ -58,20 +65,29 @@ function checkBytes(contenders, when) {
 function runCase(name, contenders) {
   const before = checkBytes(contenders, 'before timing');
   if (before.error) return { ...before, results: [] };
-  const suite = new Benchmark.Suite(name);
-  for (const { name: who, fn } of contenders) suite.add(who, fn, BENCH_OPTIONS);
-  suite.run({ async: false });
-  const thrown = Array.from(suite).find((bench) => bench.error);
-  if (thrown) return { bytes: before.bytes, error: `while timing ${thrown.name}: ${thrown.error}`, results: [] };
-  const results = Array.from(suite, (bench, i) => ({
-    key: contenders[i].key,
-    name: contenders[i].name,
-    hz: bench.hz,
-    rme: bench.stats.rme,
-    samples: bench.stats.sample.length,
-  }));
+  const rounds = contenders.map(() => []);
+  for (let round = 0; round < ROUNDS; round++) {
+    const suite = new Benchmark.Suite(name);
+    for (const { name: who, fn } of contenders) suite.add(who, fn, BENCH_OPTIONS);
+    suite.run({ async: false });
+    const thrown = Array.from(suite).find((bench) => bench.error);
+    if (thrown) return { bytes: before.bytes, error: `while timing ${thrown.name}: ${thrown.error}`, results: [] };
+    Array.from(suite).forEach((bench, i) => rounds[i].push(bench));
+  }
+  const results = rounds.map((benches, i) => {
+    const byHz = benches.slice().sort((a, b) => a.hz - b.hz);
+    const median = byHz[byHz.length >> 1];
+    return {
+      key: contenders[i].key,
+      name: contenders[i].name,
+      hz: median.hz,
+      // The larger of the median round's own error and the spread between rounds.
+      rme: Math.max(median.stats.rme, (100 * (byHz[byHz.length - 1].hz - byHz[0].hz)) / 2 / median.hz),
+      samples: benches.reduce((sum, bench) => sum + bench.stats.sample.length, 0),
+    };
+  });
   const after = checkBytes(contenders, 'after timing');
   return { ...after, results: after.error ? [] : results };
 }
 
-module.exports = { runCase, BENCH_OPTIONS };
+module.exports = { runCase, BENCH_OPTIONS, ROUNDS };
