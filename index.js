@@ -301,10 +301,12 @@ function privateArena(words) {
 
 /**
  * Keeps `arena`, which no writer uses any more, for the next large writer if it is the largest.
- * @param {Arena} arena Private arena
+ * @param {Arena} arena Arena this writer left
  * @returns {undefined}
  */
 function keepSpare(arena) {
+  // A ring (even a replaced one) may hold other writers' regions: only private arenas are kept.
+  if (arena.shared) return;
   if (arena.words * 4 <= SPARE_MAX_BYTES && (spare === null || arena.words > spare.words)) spare = arena;
 }
 

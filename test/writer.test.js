@@ -293,6 +293,22 @@ describe('RustWriter behaviour of its own', () => {
     assert.strictEqual(hex(done), '0204', 'finish() twice after continuing');
   });
 
+  it('never reuses a replaced tape ring while a writer still records there', () => {
+    // `a` and `c` keep regions at the start of the first ring; sixty more unfinished writers
+    // fill it, so a new ring starts; `a` then moves to an arena of its own, and a large writer
+    // takes whatever arena is spare: `c`'s bytes in the first ring must survive all of it.
+    const a = RustWriter.create().uint32(1).fork().string('a');
+    const c = RustWriter.create().uint32(2).fork().string('c');
+    const pending = [];
+    for (let i = 0; i < 60; i++) pending.push(RustWriter.create().string('p'.repeat(5000)));
+    a.uint32(3);
+    const large = RustWriter.create().bytes(Array.from({ length: 70000 }, () => 0xbb)).finish();
+    assert.strictEqual(large.length, 70003);
+    assert.strictEqual(hex(c.ldelim()), '02020163');
+    assert.strictEqual(hex(a.ldelim()), '0103016103');
+    for (const w of pending) assert.strictEqual(w.finish().length, 2 + 5000);
+  });
+
   it('reuses a large writer\'s private tape for the next large message without mixing their bytes', () => {
     const blob = (fill) => Buffer.alloc(300000, fill);
     const a = RustWriter.create().bytes(blob(1));
