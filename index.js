@@ -465,16 +465,14 @@ RustWriter.prototype.double = function write_double(value) {
   return this;
 };
 
-/** Scratch for BigInt values: one 64-bit slot and its two 32-bit halves. */
+/** One 64-bit scratch slot: a BigInt view, and the low and high words of the last
+ * {@link longBits} result. Typed-array slots hold any int32 without allocating, where a module
+ * variable boxes every value outside the small-integer range (~8 bytes per 64-bit value). */
 const BIG = new BigInt64Array(1);
-const BIG_HALVES = new Int32Array(BIG.buffer);
-
-/** Low and high words of the last {@link longBits} result (module scratch: no allocation). */
-let LO = 0;
-let HI = 0;
+const BITS = new Int32Array(BIG.buffer);
 
 /**
- * Sets {@link LO} and {@link HI} to the two's-complement 64 bits of `value`, with protobuf.js's
+ * Sets {@link BITS} to the two's-complement 64 bits of `value`, with protobuf.js's
  * `LongBits.from` coercions, and BigInt as an extension. Runs before anything is written, since
  * reading `low`/`high` can run user code.
  * @param {Long|number|string|bigint|{low: number, high: number}} value Value
@@ -489,26 +487,24 @@ function longBits(value) {
     const lo = value >>> 0;
     const hi = ((value - lo) / 4294967296) >>> 0;
     if (negative) {
-      HI = lo === 0 ? -hi | 0 : ~hi;
-      LO = -lo | 0;
+      BITS[1] = lo === 0 ? -hi | 0 : ~hi;
+      BITS[0] = -lo | 0;
     } else {
-      LO = lo | 0;
-      HI = hi | 0;
+      BITS[0] = lo;
+      BITS[1] = hi;
     }
   } else if (typeof value === 'bigint') {
     // A BigInt64Array store wraps mod 2^64 without allocating (BigInt arithmetic allocates a
     // BigInt per operation, ~90 bytes per value).
     BIG[0] = value;
-    LO = BIG_HALVES[0];
-    HI = BIG_HALVES[1];
   } else {
     if (typeof value === 'string' || value instanceof String) value = Long.fromString(value);
     if (value.low || value.high) {
-      LO = value.low | 0;
-      HI = value.high | 0;
+      BITS[0] = value.low;
+      BITS[1] = value.high;
     } else {
-      LO = 0;
-      HI = 0;
+      BITS[0] = 0;
+      BITS[1] = 0;
     }
   }
 }
@@ -526,8 +522,8 @@ function write64(w, op, value) {
   if (n + 4 > w._c) n = w._claim(4);
   const t = w._i32;
   t[n] = op;
-  t[n + 2] = LO;
-  t[n + 3] = HI;
+  t[n + 2] = BITS[0];
+  t[n + 3] = BITS[1];
   w._n = n + 4;
   return w;
 }
@@ -778,8 +774,8 @@ function packed64(w, op, value) {
   const t = w._i32;
   for (let i = 0; i < count; ++i) {
     longBits(value[i]);
-    t[at + 2 * i] = LO;
-    t[at + 2 * i + 1] = HI;
+    t[at + 2 * i] = BITS[0];
+    t[at + 2 * i + 1] = BITS[1];
   }
   return w;
 }
