@@ -13,6 +13,8 @@ export declare class RustWriter {
   static create(): RustWriter;
   /** Allocates a buffer of the specified size. */
   static alloc(size: number): Buffer;
+  /** Whether this process encodes with the native addon (`false`: the JS-only path, same bytes). */
+  static readonly native: boolean;
   /** Bytes `finish()` would return now (an open fork counts its one placeholder byte). */
   readonly pos: number;
   /** Same as `pos` (protobuf.js 8.x's deprecated alias). */

@@ -19,9 +19,52 @@
 
 const { markAsUntransferable } = require('worker_threads');
 const Long = require('long');
-const binding = require('./binding.js');
 
-const P = binding.protocol();
+/** The tape format's numbers, generated from `rust/opcode.rs` and the binding (a test and a
+ * cargo test fail if they drift), so that the JS-only path has them without the addon. */
+const P = require('./protocol.json');
+
+/** Environment variable that forces a path: `js` (never load the addon) or `native` (fail when
+ * it cannot be loaded). Unset: the addon when it loads, else JS with one warning. */
+const FORCE_ENV = 'PROTOBUFJS_RUSTWRITER';
+
+/**
+ * The native engine, or `null` for the JS-only path.
+ * @returns {object|null} Engine
+ */
+function loadEngine() {
+  const force = process.env[FORCE_ENV];
+  if (force === 'js') return null;
+  if (force !== undefined && force !== 'native' && force !== '') {
+    throw new Error(`protobufjs-rustwriter: ${FORCE_ENV} must be "js" or "native", not ${JSON.stringify(force)}`);
+  }
+  let binding;
+  try {
+    binding = require('./binding.js');
+  } catch (err) {
+    const platform = `${process.platform}-${process.arch}`;
+    if (force === 'native') {
+      throw new Error(`protobufjs-rustwriter: no native addon for ${platform} (${FORCE_ENV}=native): ${err.message}`, { cause: err });
+    }
+    process.emitWarning(`no native addon for ${platform}, so RustWriter encodes in JavaScript (same bytes, slower). ` +
+      'Install with optional dependencies enabled to get the prebuilt addon, or run `npm rebuild protobufjs-rustwriter` ' +
+      `with a Rust toolchain (cargo) on the PATH to build it. Set ${FORCE_ENV}=js to choose this path without a warning.`,
+    { code: 'PROTOBUFJS_RUSTWRITER_NO_NATIVE', type: 'ProtobufjsRustwriterWarning' });
+    return null;
+  }
+  const actual = binding.protocol();
+  for (const name of new Set([...Object.keys(P), ...Object.keys(actual)])) {
+    if (P[name] !== actual[name]) {
+      throw new Error(`protobufjs-rustwriter: the native addon does not match this version of index.js (${name}); reinstall the package`);
+    }
+  }
+  return binding.createEngine();
+}
+
+const engine = loadEngine();
+/** Whether the native addon is in use. */
+const NATIVE = engine !== null;
+
 const OP_UINT32 = P.UINT32;
 const OP_INT32 = P.INT32;
 const OP_SINT32 = P.SINT32;
@@ -49,13 +92,9 @@ const CTL_HOLES = P.CTL_HOLES;
 const MAX_REFS = P.MAX_REFS;
 const OP_BYTES_REF = P.BYTES_REF;
 
-for (const name of Object.keys(P)) {
-  if (typeof P[name] !== 'number') throw new Error(`protobufjs-rustwriter: binding protocol has no number for ${name}`);
-}
-
 /** Bytes of the shared tape ring. Writers reuse it from the start whenever nothing there is
  * still needed, so it stays in cache and never costs fresh pages (a fresh page costs ~0.5-1.7 µs
- * on the 2-core machines this was measured on, `bench/probe-memory.js`). */
+ * on the 2-core machines this was measured on: `perf` of `bench/probe-case.js`). */
 const RING_BYTES = 256 * 1024;
 /** A writer whose region would exceed this many words records into an arena of its own. */
 const SHARED_MAX_WORDS = RING_BYTES / 4 / 4;
@@ -65,16 +104,16 @@ const DISPLACED_PRUNE = 64;
 const SPARE_MAX_BYTES = 64 * 1024 * 1024;
 /** A `Uint8Array` of at least this many bytes given to `bytes()` is not copied into the tape: the
  * writer keeps a reference and copies it once, straight into the result, after the native replay
- * (as protobufjs 7 does). Below it, copying into the tape costs less than the bookkeeping. */
-const BYTES_REF_MIN = 4096;
+ * (as protobufjs 7 does). Below it, copying into the tape costs less than the bookkeeping. The
+ * JS-only path always copies. */
+const BYTES_REF_MIN = NATIVE ? 4096 : Infinity;
 /** Strings shorter than this are UTF-8 encoded by a JS loop (WTF-8 for lone surrogates), longer
  * ones by `Buffer#utf8Write` (U+FFFD), exactly where protobuf.js's BufferWriter switches. */
 const UTF8_LOOP_MAX = 40;
 /** Largest Int32Array index + 1 an arena can have. */
 const MAX_ARENA_WORDS = 0x3fffffff;
 
-const engine = binding.createEngine();
-const ctl = new Int32Array(engine.control.buffer, engine.control.byteOffset, P.CTL_WORDS);
+const ctl = NATIVE ? new Int32Array(engine.control.buffer, engine.control.byteOffset, P.CTL_WORDS) : new Int32Array(P.CTL_WORDS);
 
 /**
  * A `Uint8Array` with `Buffer.prototype`: how Node itself makes `Buffer`s (its internal
@@ -92,7 +131,7 @@ let slabArrayBuffer = null;
 /** An arena: one native tape block and its views. */
 class Arena {
   constructor(bytes, shared) {
-    const u8 = engine.tape(bytes, shared);
+    const u8 = NATIVE ? engine.tape(bytes, shared) : Buffer.from(new ArrayBuffer((bytes + 7) & ~7));
     markAsUntransferable(u8.buffer);
     /** @type {Buffer} */
     this.u8 = u8;
@@ -963,6 +1002,7 @@ RustWriter.prototype.ldelim = function ldelim() {
  * @returns {number} Bytes
  */
 function replay(w, measureOnly) {
+  if (!NATIVE) return replayToScratch(w);
   const arena = w._t;
   ctl[CTL_START] = w._s;
   ctl[CTL_END] = w._n;
@@ -1055,7 +1095,13 @@ function finishJs(w) {
   // The most a tape encodes to: 10 bytes per 4 tape bytes (a packed negative int32), plus the
   // slack of a varint (see `forward_bound` in rust/replay.rs).
   const bound = words * 10 + 16;
-  if (bound > POOL_BYTES) return finishNative(w);
+  if (bound > POOL_BYTES) {
+    if (NATIVE) return finishNative(w);
+    const len = replayToScratch(w);
+    const result = Buffer.allocUnsafe(len);
+    result.set(scratch.subarray(0, len));
+    return result;
+  }
   if (poolUsed + bound > POOL_BYTES) {
     pool = new ArrayBuffer(POOL_BYTES);
     markAsUntransferable(pool);
@@ -1066,6 +1112,25 @@ function finishJs(w) {
   const end = writeJs(w._i32, w._u8, w._s, w._n, poolU8, start);
   poolUsed = (end + 7) & ~7;
   return new ResultBuffer(pool, start, end - start);
+}
+
+/** The JS-only path's buffer for results larger than a pool (grown as needed, then reused). */
+let scratch = EMPTY_ARENA.u8;
+
+/**
+ * The JS-only path's replay of a region of any size into `scratch`.
+ * @param {RustWriter} w Writer
+ * @returns {number} Bytes of the result (at the start of `scratch`)
+ */
+function replayToScratch(w) {
+  const words = w._n - w._s;
+  const bound = words * 10 + 16;
+  if (bound > P.MAX_OUTPUT) throw new RangeError(`protobufjs-rustwriter: message too large (tape of ${words} words)`);
+  if (scratch.length < bound) scratch = new Uint8Array(Math.max(bound, 2 * scratch.length));
+  if (jsForks.length < words >>> 1) jsForks = new Int32Array(words >>> 1);
+  const len = writeJs(w._i32, w._u8, w._s, w._n, scratch, 0);
+  if (len > P.MAX_OUTPUT) throw new RangeError(`protobufjs-rustwriter: message too large: ${len} bytes exceeds the limit of ${P.MAX_OUTPUT} bytes`);
+  return len;
 }
 
 /**
@@ -1300,7 +1365,7 @@ RustWriter.prototype.finish = function finish() {
   if (this._out !== null) this._restore();
   const words = this._n - this._s;
   if (words === 0) return Buffer.alloc(0);
-  const result = words <= jsReplayMaxWords && this._refs === null ? finishJs(this) : finishNative(this);
+  const result = (words <= jsReplayMaxWords && this._refs === null) || !NATIVE ? finishJs(this) : finishNative(this);
   if (this._f < 0) this._release(result);
   return result;
 };
@@ -1414,5 +1479,11 @@ function setJsReplayMaxWords(words) {
   if (jsForks.length < words >>> 1) jsForks = new Int32Array(words >>> 1);
   return previous;
 }
+
+/**
+ * Whether this process encodes with the native addon (`false`: the JS-only path, same bytes).
+ * @type {boolean}
+ */
+RustWriter.native = NATIVE;
 
 module.exports = { RustWriter, install, uninstall, _protocol: P, _testing: { setJsReplayMaxWords } };

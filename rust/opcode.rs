@@ -116,6 +116,20 @@ mod tests {
     }
 
     #[test]
+    fn protocol_json_has_every_opcode_with_its_number() {
+        // `protocol.json` gives the JS-only path the numbers without the addon; the mocha tests
+        // compare it with the binding as a whole, this with the opcodes even without Node.
+        let json = include_str!("../protocol.json");
+        for (name, op) in Op::ALL {
+            let entry = format!("\"{name}\": {}", *op as u32);
+            let found = [",", "\n"]
+                .iter()
+                .any(|end| json.contains(&format!("{entry}{end}")));
+            assert!(found, "protocol.json lacks {entry}");
+        }
+    }
+
+    #[test]
     fn padding_keeps_records_on_even_words() {
         assert_eq!(payload_words(0), 0);
         assert_eq!(payload_words(1), 2);

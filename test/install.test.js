@@ -1,0 +1,146 @@
+'use strict';
+
+/**
+ * How the package loads and is used: the JS-only path (no addon, or forced), ES modules,
+ * TypeScript declarations and worker threads. Each runs in a child process, since the path is
+ * chosen once per process.
+ */
+
+const assert = require('assert');
+const { spawnSync } = require('child_process');
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+
+const ROOT = path.join(__dirname, '..');
+
+/** A script that encodes a few messages through RustWriter and protobufjs 8.8.1 and prints both. */
+const ENCODE_BOTH = `
+const protobuf = require('protobufjs');
+const { RustWriter } = require(process.env.UNDER_TEST || 'protobufjs-rustwriter');
+const root = protobuf.parse('syntax = "proto3"; message M { uint64 id = 1; string name = 2; repeated sint32 d = 3; M child = 4; }').root;
+const M = root.lookupType('M');
+const messages = [
+  { id: 1, name: 'x' },
+  { id: '18446744073709551615', name: 'é'.repeat(50), d: [-1, 2, -3], child: { name: 'y'.repeat(300) } },
+];
+const ours = messages.map((m) => Buffer.from(M.encode(M.fromObject(m), RustWriter.create()).finish()).toString('hex'));
+const theirs = messages.map((m) => Buffer.from(M.encode(M.fromObject(m)).finish()).toString('hex'));
+console.log(JSON.stringify({ native: RustWriter.native, same: ours.join() === theirs.join() }));
+`;
+
+/**
+ * Runs `node` with `args` and extra environment variables; returns status, stdout and stderr.
+ * @param {string[]} args Arguments
+ * @param {Object<string, string>} env Environment additions
+ * @param {string} [cwd] Working directory
+ * @returns {{status: number, stdout: string, stderr: string}} Result
+ */
+function node(args, env = {}, cwd = ROOT) {
+  const result = spawnSync(process.execPath, args, { cwd, env: { ...process.env, ...env }, encoding: 'utf8' });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/**
+ * A copy of the package whose addon cannot load (its binding.js throws as napi-rs's does when
+ * no binary matches), linked to this checkout's node_modules.
+ * @returns {string} Directory of the copy
+ */
+function copyWithoutAddon() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rustwriter-noaddon-'));
+  for (const file of ['index.js', 'index.mjs', 'protocol.json', 'package.json']) {
+    fs.copyFileSync(path.join(ROOT, file), path.join(dir, file));
+  }
+  fs.writeFileSync(path.join(dir, 'binding.js'), "throw new Error('Cannot find native binding.');\n");
+  fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
+  return dir;
+}
+
+describe('loading and using the package', function () {
+  this.timeout(120000);
+
+  it('encodes through the addon by default, with protobufjs\'s bytes', function () {
+    const run = node(['-e', ENCODE_BOTH]);
+    assert.strictEqual(run.status, 0, run.stderr);
+    assert.deepStrictEqual(JSON.parse(run.stdout), { native: true, same: true });
+    assert.strictEqual(run.stderr, '');
+  });
+
+  it('falls back to the JS path with one warning naming the platform when the addon cannot load', function () {
+    const dir = copyWithoutAddon();
+    try {
+      const run = node(['-e', `${ENCODE_BOTH}; require(process.env.UNDER_TEST); require(process.env.UNDER_TEST);`],
+        { UNDER_TEST: dir });
+      assert.strictEqual(run.status, 0, run.stderr);
+      assert.deepStrictEqual(JSON.parse(run.stdout), { native: false, same: true });
+      const warnings = run.stderr.split('\n').filter((line) => line.includes('ProtobufjsRustwriterWarning'));
+      assert.strictEqual(warnings.length, 1, run.stderr);
+      assert.match(warnings[0], new RegExp(`no native addon for ${process.platform}-${process.arch}`));
+      assert.match(warnings[0], /npm rebuild protobufjs-rustwriter/);
+      // Forcing the native path then fails clearly instead.
+      const forced = node(['-e', `require(${JSON.stringify(dir)})`], { PROTOBUFJS_RUSTWRITER: 'native' });
+      assert.notStrictEqual(forced.status, 0);
+      assert.match(forced.stderr, /no native addon for .* \(PROTOBUFJS_RUSTWRITER=native\)/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('takes the JS path without a warning when PROTOBUFJS_RUSTWRITER=js, and rejects other values', function () {
+    const run = node(['-e', ENCODE_BOTH], { PROTOBUFJS_RUSTWRITER: 'js' });
+    assert.strictEqual(run.status, 0, run.stderr);
+    assert.deepStrictEqual(JSON.parse(run.stdout), { native: false, same: true });
+    assert.strictEqual(run.stderr, '');
+    const wrong = node(['-e', "require('protobufjs-rustwriter')"], { PROTOBUFJS_RUSTWRITER: 'fast' });
+    assert.notStrictEqual(wrong.status, 0);
+    assert.match(wrong.stderr, /must be "js" or "native"/);
+  });
+
+  it('gives protobufjs\'s bytes on the JS path for the 20,000 differential sequences', function () {
+    const mocha = path.join(ROOT, 'node_modules', 'mocha', 'bin', 'mocha.js');
+    const run = node([mocha, '--no-config', '--timeout', '300000', 'test/differential.test.js'], {
+      PROTOBUFJS_RUSTWRITER: 'js',
+    });
+    assert.strictEqual(run.status, 0, run.stdout + run.stderr);
+    assert.match(run.stdout, /3 passing/);
+  });
+
+  it('is importable as an ES module', function () {
+    const run = node(['--input-type=module', '-e', `
+      import { RustWriter, install, uninstall } from 'protobufjs-rustwriter';
+      import writer from 'protobufjs-rustwriter';
+      console.log(JSON.stringify([typeof install, typeof uninstall, writer.RustWriter === RustWriter,
+        RustWriter.create().uint32(300).finish().toString('hex')]));
+    `]);
+    assert.strictEqual(run.status, 0, run.stderr);
+    assert.deepStrictEqual(JSON.parse(run.stdout), ['function', 'function', true, 'ac02']);
+  });
+
+  it('has declarations that compile with tsc --noEmit --strict against protobufjs\'s own types', function () {
+    const tsc = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+    const run = node([tsc, '-p', path.join(__dirname, 'types', 'tsconfig.json')]);
+    assert.strictEqual(run.status, 0, run.stdout + run.stderr);
+  });
+
+  it('encodes correctly in 4 worker threads at once and in the main thread', function () {
+    const run = node(['-e', `
+      const { Worker } = require('worker_threads');
+      const script = ${JSON.stringify(ENCODE_BOTH)}.replace('console.log(', 'require("worker_threads").parentPort.postMessage(');
+      const protobufjsBytes = [];
+      const workers = Array.from({ length: 4 }, () => new Promise((resolve, reject) => {
+        const worker = new Worker(script, { eval: true });
+        worker.once('message', (m) => resolve(JSON.parse(m)));
+        worker.once('error', reject);
+      }));
+      // The main thread encodes at the same time.
+      const { RustWriter } = require('protobufjs-rustwriter');
+      let main = '';
+      for (let i = 0; i < 20000; i++) main = RustWriter.create().uint32(i).string('main').finish().toString('hex');
+      Promise.all(workers).then((results) => console.log(JSON.stringify({ results, main })));
+    `]);
+    assert.strictEqual(run.status, 0, run.stderr);
+    const { results, main } = JSON.parse(run.stdout);
+    assert.deepStrictEqual(results, Array(4).fill({ native: true, same: true }));
+    assert.strictEqual(main, '9f9c01' + '046d61696e');
+  });
+});
