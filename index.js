@@ -27,6 +27,8 @@ const P = require('./protocol.json');
 /** Environment variable that forces a path: `js` (never load the addon) or `native` (fail when
  * it cannot be loaded). Unset: the addon when it loads, else JS with one warning. */
 const FORCE_ENV = 'PROTOBUFJS_RUSTWRITER';
+/** The platforms with a prebuilt addon package (package.json `napi.targets`). */
+const PREBUILT = ['linux-x64-gnu', 'linux-x64-musl', 'linux-arm64-gnu', 'darwin-x64', 'darwin-arm64', 'win32-x64-msvc'];
 
 /**
  * The native engine, or `null` for the JS-only path.
@@ -47,8 +49,9 @@ function loadEngine() {
       throw new Error(`protobufjs-rustwriter: no native addon for ${platform} (${FORCE_ENV}=native): ${err.message}`, { cause: err });
     }
     process.emitWarning(`no native addon for ${platform}, so RustWriter encodes in JavaScript (same bytes, slower). ` +
-      'Install with optional dependencies enabled to get the prebuilt addon, or run `npm rebuild protobufjs-rustwriter` ' +
-      `with a Rust toolchain (cargo) on the PATH to build it. Set ${FORCE_ENV}=js to choose this path without a warning.`,
+      `Prebuilt addons for ${PREBUILT.join(', ')} are optional dependencies: install without --omit=optional. ` +
+      'Elsewhere, npm install in a git clone of protobufjs-rustwriter builds the addon with a Rust toolchain (cargo). ' +
+      `Set ${FORCE_ENV}=js to choose the JS path without this warning.`,
     { code: 'PROTOBUFJS_RUSTWRITER_NO_NATIVE', type: 'ProtobufjsRustwriterWarning' });
     return null;
   }

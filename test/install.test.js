@@ -59,6 +59,14 @@ function copyWithoutAddon() {
 describe('loading and using the package', function () {
   this.timeout(120000);
 
+  it('lists in its warning exactly the platforms package.json builds prebuilt addons for', function () {
+    const source = fs.readFileSync(path.join(ROOT, 'index.js'), 'utf8');
+    const listed = JSON.parse(source.match(/const PREBUILT = (\[[^\]]*\])/)[1].replace(/'/g, '"'));
+    const dirs = fs.readdirSync(path.join(ROOT, 'npm')).sort();
+    assert.deepStrictEqual(listed.slice().sort(), dirs);
+    assert.strictEqual(require('../package.json').napi.targets.length, dirs.length);
+  });
+
   it('encodes through the addon by default, with protobufjs\'s bytes', function () {
     const run = node(['-e', ENCODE_BOTH]);
     assert.strictEqual(run.status, 0, run.stderr);
@@ -76,7 +84,7 @@ describe('loading and using the package', function () {
       const warnings = run.stderr.split('\n').filter((line) => line.includes('ProtobufjsRustwriterWarning'));
       assert.strictEqual(warnings.length, 1, run.stderr);
       assert.match(warnings[0], new RegExp(`no native addon for ${process.platform}-${process.arch}`));
-      assert.match(warnings[0], /npm rebuild protobufjs-rustwriter/);
+      assert.match(warnings[0], /without --omit=optional/);
       // Forcing the native path then fails clearly instead.
       const forced = node(['-e', `require(${JSON.stringify(dir)})`], { PROTOBUFJS_RUSTWRITER: 'native' });
       assert.notStrictEqual(forced.status, 0);
