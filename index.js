@@ -1111,6 +1111,8 @@ function finishJs(w) {
     poolU8 = new Uint8Array(pool);
     poolUsed = 0;
   }
+  // Forks open at once are at most half the words (the JS-only path sends any tape here).
+  if (jsForks.length < words >>> 1) jsForks = new Int32Array(words >>> 1);
   const start = poolUsed;
   const end = writeJs(w._i32, w._u8, w._s, w._n, poolU8, start);
   poolUsed = (end + 7) & ~7;

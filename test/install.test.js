@@ -99,6 +99,14 @@ describe('loading and using the package', function () {
     assert.strictEqual(run.status, 0, run.stderr);
     assert.deepStrictEqual(JSON.parse(run.stdout), { native: false, same: true });
     assert.strictEqual(run.stderr, '');
+    // Deep nesting: far more forks open at once than the shipped JS replay ever sees.
+    const deep = node(['-e', `
+      const protobuf = require('protobufjs');
+      const { RustWriter } = require('protobufjs-rustwriter');
+      const write = (w) => { for (let i = 0; i < 200; i++) w.uint32(10).fork(); w.string('leaf'); for (let i = 0; i < 200; i++) w.ldelim(); return w.finish(); };
+      console.log(Buffer.from(write(RustWriter.create())).equals(Buffer.from(write(new protobuf.BufferWriter()))));
+    `], { PROTOBUFJS_RUSTWRITER: 'js' });
+    assert.strictEqual(deep.stdout.trim(), 'true', deep.stderr);
     const wrong = node(['-e', "require('protobufjs-rustwriter')"], { PROTOBUFJS_RUSTWRITER: 'fast' });
     assert.notStrictEqual(wrong.status, 0);
     assert.match(wrong.stderr, /must be "js" or "native"/);
