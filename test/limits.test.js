@@ -1,0 +1,56 @@
+'use strict';
+
+/**
+ * Size limits, fast version: deep nesting and large values are either encoded correctly or
+ * refused with a RangeError naming the limit, and the process survives. (No recursion in Rust:
+ * the replay keeps open forks on a heap stack.)
+ */
+
+const assert = require('assert');
+const protobuf = require('protobufjs');
+const { RustWriter, _testing } = require('..');
+
+/** Writes `depth` nested length-delimited sections around a short payload. */
+function nest(w, depth) {
+  for (let i = 0; i < depth; i++) w.uint32(10).fork();
+  w.string('leaf');
+  for (let i = 0; i < depth; i++) w.ldelim();
+  return w;
+}
+
+describe('size limits', function () {
+  this.timeout(120000);
+
+  it('encodes 100,000 nested forks like protobufjs, through the native and the JS replay', () => {
+    const expected = Buffer.from(nest(new protobuf.BufferWriter(), 100000).finish());
+    assert.ok(Buffer.from(nest(RustWriter.create(), 100000).finish()).equals(expected));
+    const previous = _testing.setJsReplayMaxWords(1 << 22);
+    try {
+      assert.ok(Buffer.from(nest(RustWriter.create(), 100000).finish()).equals(expected));
+    } finally {
+      _testing.setJsReplayMaxWords(previous);
+    }
+  });
+
+  it('encodes a 64 MiB bytes field and a 4-million-element packed field', () => {
+    const blob = Buffer.alloc(64 * 1024 * 1024, 0x5a);
+    const out = RustWriter.create().uint32(10).bytes(blob).finish();
+    assert.strictEqual(out.length, 1 + 4 + blob.length);
+    assert.deepStrictEqual([...out.subarray(0, 5)], [10, 0x80, 0x80, 0x80, 0x20]);
+    assert.ok(out.subarray(5).equals(blob));
+    const values = Uint32Array.from({ length: 4e6 }, (_, i) => i * 2654435761);
+    const packed = RustWriter.create().uint32(10).uint32s(values).finish();
+    assert.ok(Buffer.from(packed).equals(Buffer.from(new protobuf.BufferWriter().uint32(10).uint32s(values).finish())));
+  });
+
+  it('refuses a message over 2 GiB - 1 with a RangeError naming the limit, and keeps working', () => {
+    // Two referenced 1.5 GiB views of one small buffer would need 3 GiB of output: refused
+    // before anything that large is allocated.
+    const big = new Uint8Array(new ArrayBuffer(1), 0, 1);
+    const w = RustWriter.create();
+    Object.defineProperty(big, 'length', { value: 1.5 * 2 ** 30 });
+    assert.throws(() => w.bytes(big).bytes(big).finish(), (err) => err instanceof RangeError &&
+      /2147483647 bytes/.test(err.message));
+    assert.strictEqual(Buffer.from(RustWriter.create().uint32(150).finish()).toString('hex'), '9601');
+  });
+});

@@ -1,0 +1,86 @@
+'use strict';
+
+/**
+ * Returned buffers never change: every result of many random encodes is kept with a hash taken
+ * when it was returned, and all are checked at the end, after the slabs, pools, scratch buffer and
+ * tape ring were reused many times, after results were transferred or detached by the caller,
+ * and with `finish(true)` and `finishInto` in the mix.
+ */
+
+const assert = require('assert');
+const crypto = require('crypto');
+const { RustWriter } = require('..');
+const { prng } = require('./helpers');
+
+/** Messages per run (the fast version; `RESULTS_COUNT=1000000` for a long run). */
+const COUNT = Number(process.env.RESULTS_COUNT || 100000);
+
+const hash = (bytes) => crypto.createHash('sha1').update(bytes).digest('hex');
+
+/**
+ * Encodes one random message: small (JS replay), medium (slab), nested, large (its own Buffer),
+ * with a referenced blob, or packed.
+ * @param {function} r Seeded generator
+ * @returns {RustWriter} The writer, not finished
+ */
+function randomMessage(r) {
+  const w = RustWriter.create();
+  const kind = r.int(100);
+  if (kind < 40) return w.uint32(8).uint32(r.int(1e6)).uint32(18).string('n'.repeat(r.int(20)));
+  if (kind < 75) {
+    for (let i = 0; i < 10 + r.int(20); i++) w.uint32(10).string(`field ${i} ${r.int(1e9)}`).uint32(16).sint32(r.int(2000) - 1000);
+    return w;
+  }
+  if (kind < 90) {
+    for (let depth = 0; depth < 1 + r.int(6); depth++) w.uint32(10).fork().uint32(8).int64(r.int(2 ** 31) - 2 ** 30);
+    w.string('x'.repeat(r.int(300)));
+    return w.ldelim().ldelim();
+  }
+  if (kind < 95) return w.uint32(10).string('L'.repeat(17000 + r.int(5000)));
+  if (kind < 98) return w.uint32(10).bytes(Buffer.alloc(4096 + r.int(20000), r.int(256))).uint32(16).uint32(1);
+  return w.uint32(10).uint32s(Uint32Array.from({ length: 500 + r.int(3000) }, () => r.int(2 ** 32)));
+}
+
+describe('results returned by finish()', function () {
+  this.timeout(300000);
+
+  it(`never change: ${COUNT} random messages, each checked against its hash at return`, () => {
+    const r = prng(0xbeef);
+    const kept = [];
+    const moved = [];
+    for (let i = 0; i < COUNT; i++) {
+      const w = randomMessage(r);
+      const how = r.int(20);
+      let out;
+      if (how === 0) {
+        out = w.finish(true);
+      } else if (how === 1) {
+        const target = Buffer.alloc(w.pos + 3, 0xcc);
+        w.finishInto(target, 3);
+        out = target.subarray(3);
+      } else {
+        out = w.finish();
+      }
+      const digest = hash(out);
+      if (how === 2) {
+        // The caller moves the result's memory elsewhere: allowed for a result of its own,
+        // refused (DataCloneError) for one carved from a shared slab or pool.
+        const [offset, length] = [out.byteOffset, out.length];
+        try {
+          const copy = structuredClone(out.buffer, { transfer: [out.buffer] });
+          moved.push([new Uint8Array(copy, offset, length), digest]);
+          continue;
+        } catch (err) {
+          assert.strictEqual(err.name, 'DataCloneError');
+        }
+      }
+      if (how === 3) w.uint32(1).finish(); // writing on after finish() must not touch `out`
+      kept.push([out, digest]);
+    }
+    let changed = 0;
+    for (const [out, digest] of kept) if (hash(out) !== digest) changed++;
+    assert.strictEqual(changed, 0, `${changed} of ${kept.length} results changed after later encodes`);
+    for (const [bytes, digest] of moved) assert.strictEqual(hash(bytes), digest, 'a transferred result kept its bytes');
+    assert.ok(moved.length > 0, 'some large results were transferred');
+  });
+});
