@@ -1,0 +1,91 @@
+//! The fuzz target's property on stable Rust, as part of `cargo test`: every file of the
+//! committed corpus (fuzz/corpus/replay), then seeded mutations of each (bytes flipped, words
+//! overwritten with opcodes and edge values, cut and spliced). A short fuzz run for CI, which has
+//! no nightly toolchain for libFuzzer; `FUZZ_MUTATIONS` sets the mutations per file.
+
+#[path = "../../fuzz/check.rs"]
+mod check;
+
+use std::fs;
+use std::path::Path;
+
+/// Mutations per corpus file by default.
+const MUTATIONS: usize = 10000;
+
+/// xorshift64*: small, seeded, good enough to pick mutations.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+fn mutate(rng: &mut Rng, seed: &[u8], other: &[u8]) -> Vec<u8> {
+    let mut data = seed.to_vec();
+    for _ in 0..1 + rng.below(4) {
+        match rng.below(5) {
+            0 if !data.is_empty() => {
+                let at = rng.below(data.len());
+                data[at] ^= 1 << rng.below(8);
+            }
+            1 if data.len() >= 4 => {
+                let at = rng.below(data.len() / 4) * 4;
+                let words = [
+                    0u32,
+                    1,
+                    2,
+                    7,
+                    8,
+                    9,
+                    10,
+                    12,
+                    16,
+                    19,
+                    20,
+                    0x7fff_ffff,
+                    u32::MAX,
+                    0xffff_fff0,
+                ];
+                data[at..at + 4].copy_from_slice(&words[rng.below(words.len())].to_le_bytes());
+            }
+            2 => data.truncate(rng.below(data.len() + 1)),
+            3 => {
+                let at = rng.below(other.len() + 1);
+                data.extend_from_slice(&other[at..]);
+            }
+            _ => data.extend((0..4 * rng.below(8)).map(|_| rng.next() as u8)),
+        }
+    }
+    data
+}
+
+#[test]
+fn the_replay_holds_its_property_on_the_corpus_and_its_mutations() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus/replay");
+    let mut corpus: Vec<Vec<u8>> = fs::read_dir(&dir)
+        .expect("the corpus directory exists")
+        .map(|entry| fs::read(entry.expect("a corpus entry").path()).expect("a corpus file"))
+        .collect();
+    corpus.sort();
+    assert!(corpus.len() >= 20, "the corpus has its seeds");
+    let mutations = std::env::var("FUZZ_MUTATIONS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(MUTATIONS);
+    let mut rng = Rng(0x5eed_f022);
+    for (i, seed) in corpus.iter().enumerate() {
+        check::check_replay(seed);
+        let other = &corpus[(i + 1) % corpus.len()];
+        for _ in 0..mutations {
+            check::check_replay(&mutate(&mut rng, seed, other));
+        }
+    }
+}
