@@ -134,7 +134,7 @@ let slabArrayBuffer = null;
 /** An arena: one native tape block and its views. */
 class Arena {
   constructor(bytes, shared) {
-    const u8 = NATIVE ? engine.tape(bytes, shared) : Buffer.from(new ArrayBuffer((bytes + 7) & ~7));
+    const u8 = Buffer.from(NATIVE ? engine.tape(bytes, shared) : new ArrayBuffer((bytes + 7) & ~7));
     markAsUntransferable(u8.buffer);
     /** @type {Buffer} */
     this.u8 = u8;

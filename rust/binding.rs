@@ -273,8 +273,9 @@ fn from_value<T: FromNapiValue>(env: sys::napi_env, value: sys::napi_value) -> R
 /// The native state of one JS module instance.
 pub struct Engine {
     control: Rc<Block>,
-    /// The tape `finish()` and `measure()` replay.
-    tape: Option<Rc<Block>>,
+    /// The tape `finish()` and `measure()` replay (an `ArrayBuffer` this engine made), and its
+    /// length.
+    tape: Option<(sys::napi_ref, usize)>,
     /// Where small results go.
     slab: Option<Slab>,
     /// A large result replayed in one pass, until `writeInto` copies it out.
@@ -324,8 +325,9 @@ impl Engine {
         })
     }
 
-    /// `tape(bytes, current)`: a new zeroed tape of `bytes` bytes (rounded up to 8). With
-    /// `current`, `finish()` and `measure()` replay it from then on.
+    /// `tape(bytes, current)`: a new zeroed tape of `bytes` bytes (rounded up to 8), as an
+    /// `ArrayBuffer` (V8 frees it with its last reference, like the slabs). With `current`,
+    /// `finish()` and `measure()` replay it from then on.
     fn tape(
         &mut self,
         env: sys::napi_env,
@@ -333,12 +335,15 @@ impl Engine {
     ) -> Result<sys::napi_value, Error> {
         let bytes: u32 = from_value(env, bytes)?;
         let current: bool = from_value(env, current)?;
-        let block = Block::zeroed((bytes as usize).div_ceil(8) * 8)?;
-        let buffer = Block::to_buffer(&block, env)?;
-        if current {
-            self.tape = Some(block);
+        let len = (bytes as usize).div_ceil(8) * 8;
+        let (value, reference) = new_arraybuffer(env, len, current)?;
+        if let Some(reference) = reference {
+            if let Some((old, _)) = self.tape.replace((reference, len)) {
+                // Safety: `old` is a live reference of this env, deleted once.
+                unsafe { sys::napi_delete_reference(env, old) };
+            }
         }
-        Ok(buffer)
+        Ok(value)
     }
 
     /// `finish()`: replays the control block's region of the current tape into a result and
@@ -348,9 +353,8 @@ impl Engine {
         env: sys::napi_env,
         _: [sys::napi_value; 2],
     ) -> Result<sys::napi_value, Error> {
-        let tape = self.current_tape()?;
-        // Safety: the tape block is not the control block, and no JS runs during the call.
-        self.finish_region(env, unsafe { tape.bytes() })
+        let tape = self.current_tape(env)?;
+        self.finish_region(env, tape)
     }
 
     /// `finishTape(tape)`: as `finish()`, for the region of another tape.
@@ -370,9 +374,8 @@ impl Engine {
         env: sys::napi_env,
         _: [sys::napi_value; 2],
     ) -> Result<sys::napi_value, Error> {
-        let tape = self.current_tape()?;
-        // Safety: as in `finish`.
-        let size = self.measure_region(unsafe { tape.bytes() })?;
+        let tape = self.current_tape(env)?;
+        let size = self.measure_region(tape)?;
         to_value(env, size)
     }
 
@@ -420,8 +423,12 @@ impl Engine {
         to_value(env, ())
     }
 
-    fn current_tape(&self) -> Result<Rc<Block>, Error> {
-        self.tape.clone().ok_or(Error::Binding("no current tape"))
+    /// The current tape's bytes, valid until JS runs again.
+    fn current_tape<'a>(&self, env: sys::napi_env) -> Result<&'a [u8], Error> {
+        let (reference, len) = self.tape.ok_or(Error::Binding("no current tape"))?;
+        arraybuffer_bytes(env, reference, len)
+            .map(|bytes| &*bytes)
+            .ok_or(Error::Binding("the current tape was detached"))
     }
 
     /// Refuses a tape from JS that overlaps the control block. (Results are written into
@@ -527,11 +534,8 @@ impl Engine {
         [buffer, tape]: [sys::napi_value; 2],
     ) -> Result<sys::napi_value, Error> {
         let out: &mut [u8] = from_value(env, buffer)?;
-        let current;
         let tape: &[u8] = if is_undefined(env, tape) {
-            current = self.current_tape()?;
-            // Safety: as in `finish`.
-            unsafe { current.bytes() }
+            self.current_tape(env)?
         } else {
             let tape: &[u8] = from_value(env, tape)?;
             self.check_foreign(tape)?;
@@ -591,41 +595,17 @@ impl Engine {
             self.new_slab(env)?;
         }
         let slab = self.slab.as_ref().ok_or(Error::Binding("no slab"))?;
-        let mut value = ptr::null_mut();
-        let mut data = ptr::null_mut();
-        let mut len = 0usize;
-        // Safety: `reference` is a live reference of this env; the out-pointers are valid.
-        let ok = unsafe {
-            sys::napi_get_reference_value(env, slab.reference, &mut value) == sys::Status::napi_ok
-                && !value.is_null()
-                && sys::napi_get_arraybuffer_info(env, value, &mut data, &mut len)
-                    == sys::Status::napi_ok
-        };
-        if !ok || data.is_null() || len != slab.len {
-            // Detached (or collected, which a held reference rules out): never write there.
-            return Err(Error::Binding("the result slab was detached"));
-        }
-        // Safety: `data` is valid for `len` bytes for the rest of this call (see above), and
-        // the bytes from `used` on were never part of a result.
-        let bytes = unsafe { std::slice::from_raw_parts_mut(data.cast::<u8>(), len) };
+        // Detached (or collected, which the held reference rules out): never write there.
+        let bytes = arraybuffer_bytes(env, slab.reference, slab.len)
+            .ok_or(Error::Binding("the result slab was detached"))?;
         Ok((&mut bytes[slab.used..], slab.used))
     }
 
     /// Starts a new slab: later results go there.
     fn new_slab(&mut self, env: sys::napi_env) -> Result<(), Error> {
         self.drop_slab(env);
-        let mut data = ptr::null_mut();
-        let mut value = ptr::null_mut();
-        let mut reference = ptr::null_mut();
-        // Safety: plain N-API calls with valid out-pointers.
-        let ok = unsafe {
-            sys::napi_create_arraybuffer(env, SLAB_BYTES, &mut data, &mut value)
-                == sys::Status::napi_ok
-                && sys::napi_create_reference(env, value, 1, &mut reference) == sys::Status::napi_ok
-        };
-        if !ok {
-            return Err(Error::OutOfMemory { bytes: SLAB_BYTES });
-        }
+        let (_, reference) = new_arraybuffer(env, SLAB_BYTES, true)?;
+        let reference = reference.ok_or(Error::OutOfMemory { bytes: SLAB_BYTES })?;
         self.slab = Some(Slab {
             reference,
             len: SLAB_BYTES,
@@ -664,4 +644,55 @@ fn check_disjoint(tape: &[u8], out: &[u8]) -> Result<(), Error> {
         return Err(Error::Binding("the tape overlaps the result memory"));
     }
     Ok(())
+}
+
+/// A new zeroed `ArrayBuffer` of `len` bytes, and a strong reference to it if `keep`.
+fn new_arraybuffer(
+    env: sys::napi_env,
+    len: usize,
+    keep: bool,
+) -> Result<(sys::napi_value, Option<sys::napi_ref>), Error> {
+    let mut data = ptr::null_mut();
+    let mut value = ptr::null_mut();
+    // Safety: plain N-API calls with valid out-pointers.
+    let created = unsafe { sys::napi_create_arraybuffer(env, len, &mut data, &mut value) }
+        == sys::Status::napi_ok;
+    if !created || value.is_null() {
+        return Err(Error::OutOfMemory { bytes: len });
+    }
+    if !keep {
+        return Ok((value, None));
+    }
+    let mut reference = ptr::null_mut();
+    // Safety: `value` is a live value of this call.
+    let status = unsafe { sys::napi_create_reference(env, value, 1, &mut reference) };
+    if status != sys::Status::napi_ok {
+        return Err(Error::Binding("could not reference a new ArrayBuffer"));
+    }
+    Ok((value, Some(reference)))
+}
+
+/// The bytes of the `ArrayBuffer` behind `reference`, if it is still `len` bytes long (not
+/// detached). They stay valid until JS runs again: V8 keeps the memory of a referenced,
+/// attached `ArrayBuffer` in place, and nothing else uses it during a native call.
+fn arraybuffer_bytes<'a>(
+    env: sys::napi_env,
+    reference: sys::napi_ref,
+    len: usize,
+) -> Option<&'a mut [u8]> {
+    let mut value = ptr::null_mut();
+    let mut data = ptr::null_mut();
+    let mut actual = 0usize;
+    // Safety: `reference` is a live reference of this env; the out-pointers are valid.
+    let ok = unsafe {
+        sys::napi_get_reference_value(env, reference, &mut value) == sys::Status::napi_ok
+            && !value.is_null()
+            && sys::napi_get_arraybuffer_info(env, value, &mut data, &mut actual)
+                == sys::Status::napi_ok
+    };
+    if !ok || data.is_null() || actual != len {
+        return None;
+    }
+    // Safety: `data` is valid for `len` bytes until JS runs again (see above).
+    Some(unsafe { std::slice::from_raw_parts_mut(data.cast::<u8>(), len) })
 }

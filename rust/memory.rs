@@ -1,11 +1,13 @@
-//! Memory shared with JS.
+//! The control block: the one piece of memory Rust allocates and shares with JS. (Tapes and
+//! results are `ArrayBuffer`s the engine makes through N-API, which V8 frees with their last
+//! reference; Node frees external memory like this only on a later event-loop turn, which is
+//! fine for one block per engine.)
 //!
-//! Every buffer JS and Rust share is allocated here and handed to JS as an external `Buffer`
-//! whose finalizer holds one [`Rc`] of the [`Block`]; the [`crate::binding::Engine`] holds
-//! another while it uses the block. So the memory lives as long as either side uses it, and
-//! nothing JS does (dropping a view, detaching its `ArrayBuffer`) can leave Rust with a dangling
-//! pointer. JS only ever gets one `Buffer` per block (V8 must not see two backing stores over
-//! the same bytes, nodejs/node#32463).
+//! It is handed to JS as an external `Buffer` whose finalizer holds one [`Rc`] of the
+//! [`Block`]; the [`crate::binding::Engine`] holds another. So the memory lives as long as either
+//! side uses it, and nothing JS does (dropping a view, detaching its `ArrayBuffer`) can leave Rust
+//! with a dangling pointer. JS only ever gets one `Buffer` per block (V8 must not see two backing
+//! stores over the same bytes, nodejs/node#32463).
 
 use std::alloc::{alloc_zeroed, dealloc, Layout};
 use std::ptr::NonNull;

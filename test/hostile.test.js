@@ -27,7 +27,7 @@ describe('the native entry points given hostile input', function () {
   beforeEach(() => {
     engine = binding.createEngine();
     ctl = new Int32Array(engine.control.buffer, engine.control.byteOffset, P.CTL_WORDS);
-    tape = engine.tape(4096, true);
+    tape = Buffer.from(engine.tape(4096, true));
     words = new Int32Array(tape.buffer, tape.byteOffset, tape.length >>> 2);
   });
 

@@ -7,6 +7,8 @@
  */
 
 const assert = require('assert');
+const { spawnSync } = require('child_process');
+const path = require('path');
 const protobuf = require('protobufjs');
 const { RustWriter, _testing } = require('..');
 
@@ -52,5 +54,12 @@ describe('size limits', function () {
     assert.throws(() => w.bytes(big).bytes(big).finish(), (err) => err instanceof RangeError &&
       /2147483647 bytes/.test(err.message));
     assert.strictEqual(Buffer.from(RustWriter.create().uint32(150).finish()).toString('hex'), '9601');
+  });
+
+  it('holds memory steady over 300,000 mixed encodes in one synchronous loop (scripts/leak-check.js)', () => {
+    const script = path.join(__dirname, '..', 'scripts', 'leak-check.js');
+    const run = spawnSync(process.execPath, ['--expose-gc', script, '300000'], { encoding: 'utf8' });
+    assert.strictEqual(run.status, 0, run.stdout + run.stderr);
+    assert.match(run.stdout, /300000 encodes/);
   });
 });
