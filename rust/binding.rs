@@ -477,14 +477,16 @@ impl Engine {
     fn finish_region(&mut self, env: sys::napi_env, tape: &[u8]) -> Result<sys::napi_value, Error> {
         let region = self.region(tape)?;
         let bound = forward_bound(region.len());
-        let size = if bound <= POOLED_MAX && self.control_word(CTL_REFS) == 0 {
+        let refs = self.control_word(CTL_REFS) != 0;
+        if !refs && bound <= POOLED_MAX {
             // Small: one pass straight into the slab.
             let (out, offset) = self.slab_room(env, bound)?;
             check_disjoint(region, out)?;
-            let size = self.replay.write_forward(region, out)?;
-            self.commit(offset, size);
-            size
-        } else if self.control_word(CTL_REFS) == 0 && bound <= SCRATCH_MAX {
+            if let Some(size) = self.replay.write_forward(region, out)? {
+                self.commit(offset, size);
+                return to_value(env, size as u32);
+            }
+        } else if !refs && bound <= SCRATCH_MAX {
             // Large: one pass into the scratch buffer; JS allocates the result (uninitialized,
             // unlike memory from N-API) and `writeInto` copies it there.
             if self.scratch.len() < bound {
@@ -494,32 +496,32 @@ impl Engine {
                     .map_err(|_| Error::OutOfMemory { bytes: bound })?;
                 self.scratch.resize(bound, 0);
             }
-            let size = self.replay.write_forward(region, &mut self.scratch)?;
-            if size > POOLED_MAX {
-                self.pending = Pending::Scratch(size);
-                self.set_control_word(CTL_OFFSET, -1);
+            if let Some(size) = self.replay.write_forward(region, &mut self.scratch)? {
+                if size > POOLED_MAX {
+                    self.pending = Pending::Scratch(size);
+                    self.set_control_word(CTL_OFFSET, -1);
+                } else {
+                    let (out, offset) = self.slab_room(env, size)?;
+                    out[..size].copy_from_slice(&self.scratch[..size]);
+                    self.commit(offset, size);
+                }
                 return to_value(env, size as u32);
             }
-            let (out, offset) = self.slab_room(env, size)?;
-            out[..size].copy_from_slice(&self.scratch[..size]);
-            self.commit(offset, size);
-            size
-        } else {
-            let size = self.replay.measure(region)?;
-            if size > POOLED_MAX {
-                // Large, with references: measured now, written by `writeInto` into the
-                // result JS allocates.
-                self.pending = Pending::Measured;
-                self.set_control_word(CTL_OFFSET, -1);
-                return to_value(env, size as u32);
-            }
-            let (out, offset) = self.slab_room(env, size + WRITE_SLACK)?;
-            check_disjoint(region, out)?;
-            self.replay.write(region, out)?;
-            self.publish_holes()?;
-            self.commit(offset, size);
-            size
-        };
+        }
+        // Two passes: tapes with references, the largest tapes, and nesting so deep that the
+        // one pass gave up on its shifts.
+        let size = self.replay.measure(region)?;
+        if size > POOLED_MAX {
+            // Large: measured now, written by `writeInto` into the result JS allocates.
+            self.pending = Pending::Measured;
+            self.set_control_word(CTL_OFFSET, -1);
+            return to_value(env, size as u32);
+        }
+        let (out, offset) = self.slab_room(env, size + WRITE_SLACK)?;
+        check_disjoint(region, out)?;
+        self.replay.write(region, out)?;
+        self.publish_holes()?;
+        self.commit(offset, size);
         to_value(env, size as u32)
     }
 

@@ -376,23 +376,30 @@ impl Replay {
         Ok(write.sink.pos)
     }
 
-    /// One pass instead of two, for small outputs: writes `tape` at the start of `out` and
-    /// returns the bytes written. A fork writes a one-byte placeholder that its `LDELIM`
-    /// back-fills, shifting the section right when its length needs more than one byte (as
-    /// protobuf.js 8 does), so sections of 128 bytes or more cost a copy each: for large
-    /// outputs [`Replay::measure`] + [`Replay::write`] is cheaper. `out` must hold at least
+    /// One pass instead of two: writes `tape` at the start of `out` and returns the bytes
+    /// written. A fork writes a one-byte placeholder that its `LDELIM` back-fills, shifting the
+    /// section right when its length needs more than one byte (as protobuf.js 8 does). Each
+    /// such shift copies the section, so deep nesting of long sections would cost time
+    /// quadratic in the depth: once the shifts have moved more than [`SHIFT_BUDGET`] times
+    /// `out.len()` bytes the pass gives up and returns `Ok(None)`, and the caller uses
+    /// [`Replay::measure`] + [`Replay::write`], which never shift. `out` must hold at least
     /// [`forward_bound`]`(tape.len())` bytes, or the replay may stop with
     /// [`Error::Inconsistent`] (never write past `out`). The bytes equal those of the two
     /// passes. Leaves nothing for [`Replay::write`].
-    pub fn write_forward(&mut self, tape: &[u8], out: &mut [u8]) -> Result<usize> {
+    pub fn write_forward(&mut self, tape: &[u8], out: &mut [u8]) -> Result<Option<usize>> {
         self.open.clear();
         self.size = 0;
+        let budget = out.len().saturating_mul(SHIFT_BUDGET);
         let mut forward = Forward {
             sink: Sink { out, pos: 0 },
             open: &mut self.open,
+            budget,
         };
-        walk(tape, &mut forward)?;
-        Ok(forward.sink.pos)
+        match walk(tape, &mut forward) {
+            Ok(()) => Ok(Some(forward.sink.pos)),
+            Err(Error::Inconsistent) if forward.budget == OVER_BUDGET => Ok(None),
+            Err(err) => Err(err),
+        }
     }
 
     /// The size the last [`Replay::measure`] returned.
@@ -553,11 +560,20 @@ pub const fn forward_bound(tape_bytes: usize) -> usize {
     tape_bytes.saturating_mul(5) / 2 + WRITE_SLACK
 }
 
+/// How many times its output size [`Replay::write_forward`] may move in shifts before it gives
+/// up: enough for any realistic nesting, and it keeps the pass linear in its output.
+pub const SHIFT_BUDGET: usize = 8;
+
+/// [`Forward::budget`] once the shifts went past it.
+const OVER_BUDGET: usize = usize::MAX;
+
 /// The pass of [`Replay::write_forward`].
 struct Forward<'o, 'r> {
     sink: Sink<'o>,
     /// Output position of each open fork's placeholder byte (the `u64` is unused).
     open: &'r mut Vec<(usize, u64)>,
+    /// Bytes the shifts may still move; `OVER_BUDGET` once they would have moved more.
+    budget: usize,
 }
 
 impl Forward<'_, '_> {
@@ -576,6 +592,12 @@ impl Forward<'_, '_> {
         if end > self.sink.out.len() {
             return Err(Error::Inconsistent);
         }
+        let moved = self.sink.pos - at - placeholder;
+        if moved > self.budget {
+            self.budget = OVER_BUDGET;
+            return Err(Error::Inconsistent);
+        }
+        self.budget -= moved;
         self.sink
             .out
             .copy_within(at + placeholder..self.sink.pos, at + placeholder + grow);
@@ -811,6 +833,48 @@ mod tests {
         assert_eq!(&out[206..207], &[3]);
         let mut forward = vec![0; forward_bound(t.len()) + 300];
         assert!(replay.write_forward(&t, &mut forward).is_err());
+    }
+
+    #[test]
+    fn write_forward_gives_up_on_deep_nesting_of_long_sections_and_two_passes_agree() {
+        // 2,000 nested sections around 200 bytes: every level shifts everything inside it.
+        let mut words = Vec::new();
+        for _ in 0..2000 {
+            words.extend_from_slice(&[UINT32, 10, FORK, 0]);
+        }
+        for _ in 0..200 {
+            words.extend_from_slice(&[UINT32, 1]);
+        }
+        for _ in 0..2000 {
+            words.extend_from_slice(&[LDELIM, 0]);
+        }
+        let t = tape(&words);
+        let mut replay = Replay::new();
+        let mut out = vec![0; forward_bound(t.len())];
+        assert_eq!(replay.write_forward(&t, &mut out), Ok(None));
+        let mut expected = vec![1u8; 200];
+        for _ in 0..2000 {
+            let mut level = vec![10u8];
+            let mut len = expected.len();
+            while len >= 0x80 {
+                level.push(len as u8 | 0x80);
+                len >>= 7;
+            }
+            level.push(len as u8);
+            level.extend_from_slice(&expected);
+            expected = level;
+        }
+        assert_eq!(replay.encode(&t).unwrap(), expected);
+        // A few levels fit the budget and match the two passes.
+        let shallow = [
+            tape(&[UINT32, 10, FORK, 0, BYTES, 300]),
+            vec![7; 304], // payloads fill whole records of 8 bytes
+            tape(&[LDELIM, 0]),
+        ]
+        .concat();
+        let mut out = vec![0; forward_bound(shallow.len())];
+        let n = replay.write_forward(&shallow, &mut out).unwrap().unwrap();
+        assert_eq!(&out[..n], &replay.encode(&shallow).unwrap()[..]);
     }
 
     #[test]

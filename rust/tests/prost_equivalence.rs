@@ -334,11 +334,22 @@ impl Case {
             self.name
         );
         // The one-pass replay gives the same bytes within its bound, and writes nothing past it.
+        // It gives up (for the two passes) only on the long chains of nested long sections.
         let bound = forward_bound(self.tape.len());
         let mut out = vec![0xa5; bound + 64];
-        let written = replay
+        let Some(written) = replay
             .write_forward(&self.tape, &mut out[..bound])
-            .unwrap_or_else(|e| panic!("{}: write_forward failed: {e:?}", self.name));
+            .unwrap_or_else(|e| panic!("{}: write_forward failed: {e:?}", self.name))
+        else {
+            assert!(
+                ["chain 300x", "chain 2000x"]
+                    .iter()
+                    .any(|deep| self.name.starts_with(deep)),
+                "{}: write_forward gave up on a shallow message",
+                self.name
+            );
+            return;
+        };
         assert!(
             written + WRITE_SLACK <= bound,
             "{}: bound too small",
