@@ -624,7 +624,9 @@ RustWriter.prototype.sfixed64 = RustWriter.prototype.fixed64;
  */
 RustWriter.prototype._payload = function _payload(op, bytes) {
   let n = this._n;
-  const words = 2 + ((bytes + 7) >>> 3) * 2;
+  // No tape holds 2 GiB: a larger `bytes` (up to 2^32 - 1, from `length >>> 0`) must not wrap
+  // around in `>>> 3`; `_claim` refuses it with a RangeError.
+  const words = bytes < 0x80000000 ? 2 + ((bytes + 7) >>> 3) * 2 : Infinity;
   if (!(n + words <= this._c)) n = this._claim(words);
   this._i32[n] = op;
   this._r = n;
@@ -646,6 +648,39 @@ RustWriter.prototype._endPayload = function _endPayload(len) {
 };
 
 /**
+ * @param {*} value Anything
+ * @returns {boolean} Whether `value` is a typed array (of any realm; not a `DataView`)
+ */
+function isTypedArray(value) {
+  return ArrayBuffer.isView(value) && value.BYTES_PER_ELEMENT !== undefined;
+}
+
+/** How a packed method treats an odd `length`: see `oddLength`. */
+const VARINTS = 0;
+const FIXED = 1;
+const BOOLS = 2;
+
+/**
+ * The element count of a packed method's `value` whose `length` is not an array length
+ * (missing, negative, fractional, a string...), as protobufjs 8.8.1 treats it: `n * 1` throws
+ * the TypeError its `n * 5` (or `n * 4`) throws for a BigInt or Symbol. The varint methods then
+ * write what protobufjs's `for (i = 0; i < n; ++i)` loop visits (nothing for a missing
+ * length), and the fixed-size ones accept a length that converts to an array length (as
+ * protobufjs does). Otherwise, and for `bools` unless the length is a number, protobufjs writes
+ * a length prefix from `n` itself and leaves its writer broken (a NaN, fractional or string
+ * position, garbage bytes), which no caller can want: RustWriter throws a RangeError instead.
+ * @param {*} n The `length` found
+ * @param {number} kind `VARINTS`, `FIXED` or `BOOLS`
+ * @returns {number} Elements to write
+ */
+function oddLength(n, kind) {
+  const x = n * 1;
+  if (kind === VARINTS) return x > 0 ? Math.ceil(x) : 0;
+  if (x === x >>> 0 && (kind === FIXED || typeof n === 'number')) return x;
+  throw new RangeError(`protobufjs-rustwriter: a packed field needs an array or typed array, got a length of ${String(n)}`);
+}
+
+/**
  * Copies `len` elements of `value` as bytes (ToUint8, like `Uint8Array#set`) to `u8[at]`.
  * Typed arrays go through `set`; other array-likes are read element by element up to the
  * length already reserved, so a `length` getter cannot make the copy overrun.
@@ -656,7 +691,7 @@ RustWriter.prototype._endPayload = function _endPayload(len) {
  * @returns {undefined}
  */
 function copyBytes(u8, at, value, len) {
-  if (ArrayBuffer.isView(value)) {
+  if (isTypedArray(value)) {
     u8.set(value.length === len ? value : value.subarray(0, len), at);
   } else {
     for (let i = 0; i < len; ++i) u8[at + i] = value[i];
@@ -792,10 +827,11 @@ RustWriter.prototype._packed = function _packed(op, count, wordsPer) {
  * @returns {RustWriter} `w`
  */
 function packed32(w, op, value, float) {
-  const count = value.length >>> 0;
+  const n = value.length;
+  const count = n === n >>> 0 ? n : oddLength(n, op === OP_PACKED_FIXED32 ? FIXED : VARINTS);
   const at = w._packed(op, count, 1);
   const dst = float ? w._f32 : w._i32;
-  if (ArrayBuffer.isView(value)) {
+  if (isTypedArray(value)) {
     dst.set(value.length === count ? value : value.subarray(0, count), at);
   } else {
     for (let i = 0; i < count; ++i) dst[at + i] = value[i];
@@ -811,7 +847,8 @@ function packed32(w, op, value, float) {
  * @returns {RustWriter} `w`
  */
 function packed64(w, op, value) {
-  const count = value.length >>> 0;
+  const n = value.length;
+  const count = n === n >>> 0 ? n : oddLength(n, op === OP_PACKED_FIXED64 ? FIXED : VARINTS);
   const at = w._packed(op, count, 2);
   const t = w._i32;
   for (let i = 0; i < count; ++i) {
@@ -881,7 +918,8 @@ RustWriter.prototype.floats = function write_floats(value) {
  * @returns {RustWriter} `this`
  */
 RustWriter.prototype.bools = function write_bools(value) {
-  const count = value.length >>> 0;
+  const n = value.length;
+  const count = n === n >>> 0 ? n : oddLength(n, BOOLS);
   const at = this._packed(OP_PACKED_UINT32, count, 1);
   const t = this._i32;
   for (let i = 0; i < count; ++i) t[at + i] = value[i] ? 1 : 0;
@@ -894,10 +932,11 @@ RustWriter.prototype.bools = function write_bools(value) {
  * @returns {RustWriter} `this`
  */
 RustWriter.prototype.doubles = function write_doubles(value) {
-  const count = value.length >>> 0;
+  const n = value.length;
+  const count = n === n >>> 0 ? n : oddLength(n, FIXED);
   const at = this._packed(OP_PACKED_FIXED64, count, 2) >>> 1;
   const f64 = this._f64;
-  if (ArrayBuffer.isView(value)) {
+  if (isTypedArray(value)) {
     f64.set(value.length === count ? value : value.subarray(0, count), at);
   } else {
     for (let i = 0; i < count; ++i) f64[at + i] = value[i];
