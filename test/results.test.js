@@ -9,6 +9,8 @@
 
 const assert = require('assert');
 const crypto = require('crypto');
+const { Worker } = require('worker_threads');
+const protobuf = require('protobufjs');
 const { RustWriter } = require('..');
 const { prng } = require('./helpers');
 
@@ -82,5 +84,69 @@ describe('results returned by finish()', function () {
     assert.strictEqual(changed, 0, `${changed} of ${kept.length} results changed after later encodes`);
     for (const [bytes, digest] of moved) assert.strictEqual(hash(bytes), digest, 'a transferred result kept its bytes');
     assert.ok(moved.length > 0, 'some large results were transferred');
+  });
+
+  it('stay unchanged when posted to a worker with a transfer list, and after shared memory grows', async () => {
+    // The worker answers each message with the hash of the bytes it received.
+    const worker = new Worker(`
+      const { parentPort } = require('worker_threads');
+      const crypto = require('crypto');
+      parentPort.on('message', ({ id, bytes }) => parentPort.postMessage({
+        id, digest: crypto.createHash('sha1').update(bytes).digest('hex') }));`, { eval: true });
+    const replies = new Map();
+    worker.on('message', ({ id, digest }) => replies.get(id)(digest));
+    const received = (id) => new Promise((resolve) => replies.set(id, resolve));
+    try {
+      /** One message of each result path: JS pool, slab, own Buffer, reference, finish(true), finishInto. */
+      const paths = [
+        (w) => w.uint32(8).uint32(150).finish(),
+        (w) => { for (let i = 0; i < 40; i++) w.uint32(10).string(`medium ${i}`); return w.finish(); },
+        (w) => w.uint32(10).string('L'.repeat(30000)).finish(),
+        (w) => w.uint32(10).bytes(Buffer.alloc(9000, 7)).uint32(16).uint32(3).finish(),
+        (w) => w.uint32(10).string('owned').finish(true),
+        (w) => { const target = Buffer.alloc(w.uint32(10).string('into').pos + 2); w.finishInto(target, 2); return target.subarray(2); },
+      ];
+      const expected = paths.map((encode) => hash(encode(new protobuf.BufferWriter())));
+      const kept = [];
+      let transferred = 0;
+      for (let round = 0; round < 50; round++) {
+        for (let p = 0; p < paths.length; p++) {
+          const out = paths[p](RustWriter.create());
+          assert.strictEqual(hash(out), expected[p], `path ${p} round ${round}`);
+          const id = round * paths.length + p;
+          const reply = received(id);
+          try {
+            worker.postMessage({ id, bytes: out }, [out.buffer]);
+          } catch (err) {
+            // A result carved from shared memory is marked untransferable: Node 21+ throws,
+            // Node 20 copies it instead. Either way it stays the caller's, unchanged.
+            assert.strictEqual(err.name, 'DataCloneError');
+            worker.postMessage({ id, bytes: out });
+          }
+          assert.strictEqual(await reply, expected[p], `the worker got path ${p}'s bytes`);
+          if (out.buffer.byteLength === 0) transferred++;
+          else kept.push([out, expected[p]]);
+        }
+      }
+      assert.ok(transferred > 0, 'results with memory of their own were transferred');
+      // Grow the shared memory: writers holding their regions force new tape rings, large
+      // tapes get private arenas, and many slab-sized results renew the slabs.
+      const holders = [];
+      for (let i = 0; i < 200; i++) holders.push(RustWriter.create().uint32(10).string('held '.repeat(50 + i)));
+      for (let i = 0; i < 20; i++) {
+        const w = RustWriter.create();
+        for (let k = 0; k < 20000 + i * 1000; k++) w.uint32(8).uint32(k);
+        w.finish();
+      }
+      for (let i = 0; i < 5000; i++) paths[1](RustWriter.create());
+      for (const [i, w] of holders.entries()) {
+        assert.ok(Buffer.from(w.finish()).equals(Buffer.from(new protobuf.BufferWriter().uint32(10).string('held '.repeat(50 + i)).finish())));
+      }
+      let changed = 0;
+      for (const [out, digest] of kept) if (hash(out) !== digest) changed++;
+      assert.strictEqual(changed, 0, `${changed} of ${kept.length} kept results changed`);
+    } finally {
+      await worker.terminate();
+    }
   });
 });
