@@ -1153,7 +1153,7 @@ function finishJs(w) {
   // Forks open at once are at most half the words (the JS-only path sends any tape here).
   if (jsForks.length < words >>> 1) jsForks = new Int32Array(words >>> 1);
   const start = poolUsed;
-  const end = writeJs(w._i32, w._u8, w._s, w._n, poolU8, start);
+  const end = replayJs(w._i32, w._u8, w._s, w._n, poolU8, start);
   poolUsed = (end + 7) & ~7;
   return new ResultBuffer(pool, start, end - start);
 }
@@ -1172,7 +1172,7 @@ function replayToScratch(w) {
   if (bound > P.MAX_OUTPUT) throw new RangeError(`protobufjs-rustwriter: message too large (tape of ${words} words)`);
   if (scratch.length < bound) scratch = new Uint8Array(Math.max(bound, 2 * scratch.length));
   if (jsForks.length < words >>> 1) jsForks = new Int32Array(words >>> 1);
-  const len = writeJs(w._i32, w._u8, w._s, w._n, scratch, 0);
+  const len = replayJs(w._i32, w._u8, w._s, w._n, scratch, 0);
   if (len > P.MAX_OUTPUT) throw new RangeError(`protobufjs-rustwriter: message too large: ${len} bytes exceeds the limit of ${P.MAX_OUTPUT} bytes`);
   return len;
 }
@@ -1262,15 +1262,33 @@ function putPrefix(out, at, placeholder, pos) {
     out[at] = len;
     return pos;
   }
+  shiftBudget -= len;
   const grow = varint32Len(len) - placeholder;
   out.copyWithin(at + placeholder + grow, at + placeholder, pos);
   putVarint32(out, at, len);
   return pos + grow;
 }
 
+/** How many times its bound a one-pass JS replay may move in shifts: `SHIFT_BUDGET` in rust/replay.rs. */
+const SHIFT_BUDGET = 8;
+/** Bytes the shifts of the current one-pass JS replay may still move. */
+let shiftBudget = 0;
+/** `writeJs` modes: one pass with back-filled prefixes; lengths only; bytes with known lengths. */
+const FORWARD = 0;
+const LENGTHS = 1;
+const PREFIXED = 2;
+/** During `LENGTHS`: each open fork's index in `jsLens` and the prefix bytes beyond one byte before it. */
+let jsForkSeq = new Int32Array(0);
+let jsForkExtra = new Int32Array(0);
+/** Each fork's section length in tape order (`LENGTHS` writes, `PREFIXED` reads), and those of the `LDELIM`s without fork. */
+let jsLens = new Int32Array(0);
+const jsWraps = [];
+
 /**
  * Replays the tape words `s..e` into `out` from `pos`, which must have room for the bound
- * `finishJs` reserves. The JS twin of `Replay::write_forward` (rust/replay.rs).
+ * `finishJs` reserves: in one pass (`Replay::write_forward` in rust/replay.rs) unless its shifts
+ * for deep nesting would move more than `SHIFT_BUDGET` times that bound, then in two (lengths
+ * first, so no prefix is ever shifted), keeping the time linear however deep the nesting.
  * @param {Int32Array} t Tape words
  * @param {Uint8Array} u8 Tape bytes
  * @param {number} s First word
@@ -1279,9 +1297,40 @@ function putPrefix(out, at, placeholder, pos) {
  * @param {number} pos Position in `out`
  * @returns {number} Position after the result
  */
-function writeJs(t, u8, s, e, out, pos) {
+function replayJs(t, u8, s, e, out, pos) {
+  shiftBudget = SHIFT_BUDGET * ((e - s) * 10 + 16);
+  const end = writeJs(t, u8, s, e, out, pos, FORWARD);
+  if (end >= 0) return end;
+  const forks = (e - s) >>> 1;
+  if (jsLens.length < forks) {
+    jsLens = new Int32Array(forks);
+    jsForkSeq = new Int32Array(forks);
+    jsForkExtra = new Int32Array(forks);
+  }
+  jsWraps.length = 0;
+  writeJs(t, u8, s, e, out, pos, LENGTHS);
+  // Each LDELIM without fork wraps all before it: their prefixes lead, the last one first.
+  for (let i = jsWraps.length - 1; i >= 0; --i) pos = putVarint32(out, pos, jsWraps[i]);
+  return writeJs(t, u8, s, e, out, pos, PREFIXED);
+}
+
+/**
+ * Replays the tape words `s..e` into `out` from `pos` in `mode` (see `replayJs`, its only
+ * caller). The JS twin of the passes in rust/replay.rs.
+ * @param {Int32Array} t Tape words
+ * @param {Uint8Array} u8 Tape bytes
+ * @param {number} s First word
+ * @param {number} e End word
+ * @param {Uint8Array} out Output
+ * @param {number} pos Position in `out`
+ * @param {number} mode `FORWARD`, `LENGTHS` or `PREFIXED`
+ * @returns {number} Position after the result; -1 when `FORWARD` ran out of shift budget
+ */
+function writeJs(t, u8, s, e, out, pos, mode) {
   const start = pos;
   let depth = 0;
+  let seq = 0;
+  let extra = 0;
   let n = s;
   while (n < e) {
     const op = t[n];
@@ -1317,11 +1366,34 @@ function writeJs(t, u8, s, e, out, pos) {
         n += 2;
         break;
       case OP_FORK:
+        if (mode === PREFIXED) {
+          pos = putVarint32(out, pos, jsLens[seq++]);
+          break;
+        }
+        if (mode === LENGTHS) {
+          jsForkSeq[depth] = seq;
+          jsForkExtra[depth] = extra;
+          jsLens[seq++] = 0; // a fork never closed leaves a zero byte
+        }
         jsForks[depth++] = pos;
         out[pos++] = 0;
         break;
       case OP_LDELIM:
-        pos = depth > 0 ? putPrefix(out, jsForks[--depth], 1, pos) : putPrefix(out, start, 0, pos);
+        if (mode === FORWARD) {
+          pos = depth > 0 ? putPrefix(out, jsForks[--depth], 1, pos) : putPrefix(out, start, 0, pos);
+          if (shiftBudget < 0) return -1;
+        } else if (mode === LENGTHS) {
+          if (depth > 0) {
+            --depth;
+            const len = pos - jsForks[depth] - 1 + extra - jsForkExtra[depth];
+            jsLens[jsForkSeq[depth]] = len;
+            extra += varint32Len(len) - 1;
+          } else {
+            const len = pos - start + extra;
+            jsWraps.push(len);
+            extra += varint32Len(len);
+          }
+        }
         break;
       case OP_BYTES:
         pos = putBytes(out, putVarint32(out, pos, operand), u8, n << 2, operand);

@@ -34,6 +34,38 @@ describe('size limits', function () {
     }
   });
 
+  it('stays linear on deep nesting of long sections, root ldelims and open forks included, on both replays', () => {
+    // Past their shift budget both one-pass replays switch to lengths-first passes.
+    const script = (w, open) => {
+      for (let i = 0; i < 3000; i++) w.uint32(10).fork().uint32(8).uint32(i);
+      w.bytes(Buffer.alloc(300, 7));
+      for (let i = 0; i < 3000; i++) w.ldelim();
+      w.ldelim().uint32(16).fork().string('x'.repeat(200)).ldelim().ldelim();
+      if (open) w.fork().uint32(1).fork().string('y'.repeat(300));
+      return Buffer.from(w.finish());
+    };
+    const expected = script(new protobuf.BufferWriter(), false);
+    const previous = _testing.setJsReplayMaxWords(1 << 22);
+    let js;
+    try {
+      assert.ok(script(RustWriter.create(), false).equals(expected), 'JS replay');
+      js = script(RustWriter.create(), true);
+    } finally {
+      _testing.setJsReplayMaxWords(previous);
+    }
+    assert.ok(script(RustWriter.create(), false).equals(expected), 'native replay');
+    assert.ok(script(RustWriter.create(), true).equals(js), 'open forks: both replays agree');
+    if (RustWriter.native) {
+      // Large tapes reach the JS replay only on the JS-only path: run this test there too.
+      const mocha = path.join(__dirname, '..', 'node_modules', 'mocha', 'bin', 'mocha.js');
+      const run = spawnSync(process.execPath, [mocha, '--no-config', '--timeout', '120000', __filename, '--grep', 'stays linear'], {
+        encoding: 'utf8', env: { ...process.env, PROTOBUFJS_RUSTWRITER: 'js' },
+      });
+      assert.strictEqual(run.status, 0, run.stdout + run.stderr);
+      assert.match(run.stdout, /1 passing/);
+    }
+  });
+
   it('encodes a 64 MiB bytes field and a 4-million-element packed field', () => {
     const blob = Buffer.alloc(64 * 1024 * 1024, 0x5a);
     const out = RustWriter.create().uint32(10).bytes(blob).finish();
@@ -56,8 +88,8 @@ describe('size limits', function () {
     assert.strictEqual(Buffer.from(RustWriter.create().uint32(150).finish()).toString('hex'), '9601');
   });
 
-  it('holds memory steady over 300,000 mixed encodes in one synchronous loop (scripts/leak-check.js)', () => {
-    const script = path.join(__dirname, '..', 'scripts', 'leak-check.js');
+  it('holds memory steady over 300,000 mixed encodes in one synchronous loop (test/long/leak.js)', () => {
+    const script = path.join(__dirname, 'long', 'leak.js');
     const run = spawnSync(process.execPath, ['--expose-gc', script, '300000'], { encoding: 'utf8' });
     assert.strictEqual(run.status, 0, run.stdout + run.stderr);
     assert.match(run.stdout, /300000 encodes/);
