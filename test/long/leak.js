@@ -1,15 +1,15 @@
 'use strict';
 
 /**
- * Long leak check: `node --expose-gc scripts/leak-check.js [encodes]` (default 10,000,000) runs
+ * Long leak check: `node --expose-gc test/long/leak.js [encodes]` (default 10,000,000) runs
  * mixed encodes (every replay path: JS pool, slab, scratch + writeInto, references, nested,
  * packed; results kept briefly, writers abandoned unfinished now and then) in one synchronous
  * loop, and fails if RSS or external memory after the run exceeds the level after warm-up by
- * more than LIMIT_MB. test/limits.test.js runs a short version.
+ * more than LIMIT_MB. test/limits.test.js runs a short version; `npm run test:long` the long one.
  */
 
 const assert = require('assert');
-const { RustWriter } = require('..');
+const { RustWriter } = require('../..');
 
 const ENCODES = Number(process.argv[2] || 1e7);
 /** Growth allowed over the warmed-up level. */
