@@ -134,7 +134,7 @@ let slabArrayBuffer = null;
 /** An arena: one native tape block and its views. */
 class Arena {
   constructor(bytes, shared) {
-    const u8 = Buffer.from(NATIVE ? engine.tape(bytes, shared) : new ArrayBuffer((bytes + 7) & ~7));
+    const u8 = Buffer.from(NATIVE ? engine.tape(bytes, shared) : new ArrayBuffer(Math.ceil(bytes / 8) * 8));
     markAsUntransferable(u8.buffer);
     /** @type {Buffer} */
     this.u8 = u8;
@@ -285,7 +285,9 @@ RustWriter.prototype._claimSlow = function _claimSlow(need) {
   if (this._out !== null) this._restore();
   const used = this._n - this._s;
   const words = used + need;
-  if (!(words <= MAX_ARENA_WORDS)) throw new RangeError(`protobufjs-rustwriter: message too large for a tape (${words} words)`);
+  if (!(words <= MAX_ARENA_WORDS)) {
+    throw new RangeError(`protobufjs-rustwriter: message too large: its tape would exceed the limit of ${MAX_ARENA_WORDS * 4} bytes`);
+  }
   const from = this._t;
   if (words > SHARED_MAX_WORDS || (used !== 0 && !(from === ring && ring.owner === this))) {
     // Large, on a private arena already, or its ring region lost the top: record into an arena
@@ -1044,7 +1046,7 @@ RustWriter.prototype.ldelim = function ldelim() {
  * @returns {number} Bytes
  */
 function replay(w, measureOnly) {
-  if (!NATIVE) return replayToScratch(w);
+  if (!NATIVE) return measureJs(w._i32, w._s, w._n);
   const arena = w._t;
   ctl[CTL_START] = w._s;
   ctl[CTL_END] = w._n;
@@ -1137,13 +1139,7 @@ function finishJs(w) {
   // The most a tape encodes to: 10 bytes per 4 tape bytes (a packed negative int32), plus the
   // slack of a varint (see `forward_bound` in rust/replay.rs).
   const bound = words * 10 + 16;
-  if (bound > POOL_BYTES) {
-    if (NATIVE) return finishNative(w);
-    const len = replayToScratch(w);
-    const result = Buffer.allocUnsafe(len);
-    result.set(scratch.subarray(0, len));
-    return result;
-  }
+  if (bound > POOL_BYTES) return NATIVE ? finishNative(w) : finishLargeJs(w);
   if (poolUsed + bound > POOL_BYTES) {
     pool = new ArrayBuffer(POOL_BYTES);
     markAsUntransferable(pool);
@@ -1153,28 +1149,126 @@ function finishJs(w) {
   // Forks open at once are at most half the words (the JS-only path sends any tape here).
   if (jsForks.length < words >>> 1) jsForks = new Int32Array(words >>> 1);
   const start = poolUsed;
-  const end = replayJs(w._i32, w._u8, w._s, w._n, poolU8, start);
+  const end = replayJs(w._i32, w._u8, w._s, w._n, poolU8, start, words >>> 1);
   poolUsed = (end + 7) & ~7;
   return new ResultBuffer(pool, start, end - start);
 }
 
-/** The JS-only path's buffer for results larger than a pool (grown as needed, then reused). */
-let scratch = EMPTY_ARENA.u8;
+/**
+ * The JS-only path's result for a region too large for a pool: measured exactly first, then
+ * written straight into a `Buffer` of that size (the one-pass replay never writes past the final
+ * size: a fork's placeholder byte is never more than its prefix).
+ * @param {RustWriter} w Writer
+ * @returns {Buffer} Result
+ */
+function finishLargeJs(w) {
+  const size = measureJs(w._i32, w._s, w._n);
+  const result = Buffer.allocUnsafe(size);
+  const end = replayJs(w._i32, w._u8, w._s, w._n, result, 0, jsForkTotal);
+  if (end !== size) throw new Error(`protobufjs-rustwriter: internal error: measured ${size} bytes, wrote ${end}`);
+  return result;
+}
+
+/** Forks in the tape `measureJs` measured last. */
+let jsForkTotal = 0;
 
 /**
- * The JS-only path's replay of a region of any size into `scratch`.
- * @param {RustWriter} w Writer
- * @returns {number} Bytes of the result (at the start of `scratch`)
+ * Throws the `RangeError` for a message over `P.MAX_OUTPUT` bytes (the native side's text).
+ * @param {number} size Bytes the message would have (at least)
+ * @returns {never} Throws
  */
-function replayToScratch(w) {
-  const words = w._n - w._s;
-  const bound = words * 10 + 16;
-  if (bound > P.MAX_OUTPUT) throw new RangeError(`protobufjs-rustwriter: message too large (tape of ${words} words)`);
-  if (scratch.length < bound) scratch = new Uint8Array(Math.max(bound, 2 * scratch.length));
-  if (jsForks.length < words >>> 1) jsForks = new Int32Array(words >>> 1);
-  const len = replayJs(w._i32, w._u8, w._s, w._n, scratch, 0);
-  if (len > P.MAX_OUTPUT) throw new RangeError(`protobufjs-rustwriter: message too large: ${len} bytes exceeds the limit of ${P.MAX_OUTPUT} bytes`);
-  return len;
+function tooLarge(size) {
+  throw new RangeError(`protobufjs-rustwriter: message too large: ${size} bytes exceeds the limit of ${P.MAX_OUTPUT} bytes`);
+}
+
+/**
+ * Bytes the replay of the tape words `s..e` gives: the JS twin of `Replay::measure` in
+ * rust/replay.rs, for the JS-only path (large results and `pos`). Grows `jsForks` to the deepest
+ * nesting and leaves the number of forks in `jsForkTotal`.
+ * @param {Int32Array} t Tape words
+ * @param {number} s First word
+ * @param {number} e End word
+ * @returns {number} Bytes
+ */
+function measureJs(t, s, e) {
+  let size = 0;
+  let depth = 0;
+  let forks = 0;
+  let n = s;
+  while (n < e) {
+    const op = t[n];
+    const operand = t[n + 1];
+    n += 2;
+    switch (op) {
+      case OP_UINT32:
+        size += varint32Len(operand >>> 0);
+        break;
+      case OP_INT32:
+        size += operand < 0 ? 10 : varint32Len(operand);
+        break;
+      case OP_SINT32:
+        size += varint32Len(((operand << 1) ^ (operand >> 31)) >>> 0);
+        break;
+      case OP_FIXED32:
+        size += 4;
+        break;
+      case OP_UINT64:
+        size += varint64Len(t[n + 1], t[n]);
+        n += 2;
+        break;
+      case OP_SINT64: {
+        const lo = t[n];
+        const hi = t[n + 1];
+        size += varint64Len(((hi << 1) | (lo >>> 31)) ^ (hi >> 31), (lo << 1) ^ (hi >> 31));
+        n += 2;
+        break;
+      }
+      case OP_FIXED64:
+        size += 8;
+        n += 2;
+        break;
+      case OP_FORK:
+        // Section starts are kept as int32: past the limit the message is refused here.
+        if (size > P.MAX_OUTPUT) tooLarge(size);
+        if (depth === jsForks.length) {
+          const grown = new Int32Array(2 * depth + 16);
+          grown.set(jsForks);
+          jsForks = grown;
+        }
+        jsForks[depth++] = size;
+        ++forks;
+        break;
+      case OP_LDELIM:
+        size += varint32Len(depth > 0 ? size - jsForks[--depth] : size);
+        break;
+      case OP_BYTES:
+        size += varint32Len(operand) + operand;
+        n += ((operand + 7) >>> 3) * 2;
+        break;
+      case OP_RAW:
+        size += operand;
+        n += ((operand + 7) >>> 3) * 2;
+        break;
+      case OP_PACKED_FIXED32:
+        size += varint32Len(operand * 4) + operand * 4;
+        n += operand + (operand & 1);
+        break;
+      case OP_PACKED_FIXED64:
+        size += varint32Len(operand * 8) + operand * 8;
+        n += operand * 2;
+        break;
+      default: {
+        const len = packedLen(op, operand, t, n);
+        size += varint32Len(len) + len;
+        n += op === OP_PACKED_UINT64 || op === OP_PACKED_SINT64 ? operand * 2 : operand + (operand & 1);
+      }
+    }
+  }
+  // Each fork left open leaves its placeholder byte.
+  size += depth;
+  if (size > P.MAX_OUTPUT) tooLarge(size);
+  jsForkTotal = forks;
+  return size;
 }
 
 /**
@@ -1295,13 +1389,13 @@ const jsWraps = [];
  * @param {number} e End word
  * @param {Uint8Array} out Output
  * @param {number} pos Position in `out`
+ * @param {number} forks At least the number of forks in the tape (`jsForks` must hold the deepest nesting)
  * @returns {number} Position after the result
  */
-function replayJs(t, u8, s, e, out, pos) {
+function replayJs(t, u8, s, e, out, pos, forks) {
   shiftBudget = SHIFT_BUDGET * ((e - s) * 10 + 16);
   const end = writeJs(t, u8, s, e, out, pos, FORWARD);
   if (end >= 0) return end;
-  const forks = (e - s) >>> 1;
   if (jsLens.length < forks) {
     jsLens = new Int32Array(forks);
     jsForkSeq = new Int32Array(forks);
@@ -1420,6 +1514,35 @@ function writeJs(t, u8, s, e, out, pos, mode) {
 }
 
 /**
+ * Bytes of the body of a packed varint record of `count` elements starting at word `n` of `t`.
+ * @param {number} op Opcode
+ * @param {number} count Elements
+ * @param {Int32Array} t Tape words
+ * @param {number} n Word of the first element
+ * @returns {number} Bytes
+ */
+function packedLen(op, count, t, n) {
+  let len = 0;
+  if (op === OP_PACKED_UINT64 || op === OP_PACKED_SINT64) {
+    const zigzag = op === OP_PACKED_SINT64;
+    const end = n + 2 * count;
+    for (let i = n; i < end; i += 2) {
+      const hi = t[i + 1];
+      len += varint64Len(zigzag ? ((hi << 1) | (t[i] >>> 31)) ^ (hi >> 31) : hi, zigzag ? (t[i] << 1) ^ (hi >> 31) : t[i]);
+    }
+    return len;
+  }
+  if (op !== OP_PACKED_UINT32 && op !== OP_PACKED_INT32 && op !== OP_PACKED_SINT32) {
+    throw new Error(`protobufjs-rustwriter: invalid tape: unknown opcode ${op}`);
+  }
+  for (let i = n; i < n + count; ++i) {
+    const v = t[i];
+    len += op === OP_PACKED_UINT32 ? varint32Len(v >>> 0) : op === OP_PACKED_INT32 ? (v < 0 ? 10 : varint32Len(v)) : varint32Len(((v << 1) ^ (v >> 31)) >>> 0);
+  }
+  return len;
+}
+
+/**
  * Writes a packed varint record of `count` elements starting at word `n` of `t`.
  * @param {number} op Opcode
  * @param {number} count Elements
@@ -1430,15 +1553,10 @@ function writeJs(t, u8, s, e, out, pos, mode) {
  * @returns {number} Position after the record
  */
 function writePackedJs(op, count, t, n, out, pos) {
-  let len = 0;
+  pos = putVarint32(out, pos, packedLen(op, count, t, n));
   if (op === OP_PACKED_UINT64 || op === OP_PACKED_SINT64) {
     const zigzag = op === OP_PACKED_SINT64;
     const end = n + 2 * count;
-    for (let i = n; i < end; i += 2) {
-      const hi = t[i + 1];
-      len += varint64Len(zigzag ? ((hi << 1) | (t[i] >>> 31)) ^ (hi >> 31) : hi, zigzag ? (t[i] << 1) ^ (hi >> 31) : t[i]);
-    }
-    pos = putVarint32(out, pos, len);
     for (let i = n; i < end; i += 2) {
       const lo = t[i];
       const hi = t[i + 1];
@@ -1451,14 +1569,6 @@ function writePackedJs(op, count, t, n, out, pos) {
     }
     return pos;
   }
-  if (op !== OP_PACKED_UINT32 && op !== OP_PACKED_INT32 && op !== OP_PACKED_SINT32) {
-    throw new Error(`protobufjs-rustwriter: invalid tape: unknown opcode ${op}`);
-  }
-  for (let i = n; i < n + count; ++i) {
-    const v = t[i];
-    len += op === OP_PACKED_UINT32 ? varint32Len(v >>> 0) : op === OP_PACKED_INT32 ? (v < 0 ? 10 : varint32Len(v)) : varint32Len(((v << 1) ^ (v >> 31)) >>> 0);
-  }
-  pos = putVarint32(out, pos, len);
   for (let i = n; i < n + count; ++i) {
     const v = t[i];
     if (op === OP_PACKED_UINT32) pos = putVarint32(out, pos, v >>> 0);
