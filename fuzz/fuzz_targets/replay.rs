@@ -1,5 +1,5 @@
-//! libFuzzer target over the tape replay: `cargo +nightly fuzz run replay` from the repository
-//! root (see README "Guarantees").
+//! libFuzzer target over the tape replay: `npm run fuzz` from the repository root runs it through
+//! cargo-fuzz (see scripts/fuzz.js and README "Guarantees").
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;

@@ -1,7 +1,8 @@
 //! The fuzz target's property on stable Rust, as part of `cargo test`: every file of the
 //! committed corpus (fuzz/corpus/replay), then seeded mutations of each (bytes flipped, words
-//! overwritten with opcodes and edge values, cut and spliced). A short fuzz run for CI, which has
-//! no nightly toolchain for libFuzzer; `FUZZ_MUTATIONS` sets the mutations per file.
+//! overwritten with opcodes and edge values, cut and spliced): a deterministic check that runs in
+//! every `cargo test`, with no fuzzing toolchain. The coverage-guided run is `npm run fuzz`
+//! (libFuzzer, scripts/fuzz.js). `FUZZ_MUTATIONS` sets the mutations per file.
 
 #[path = "../../fuzz/check.rs"]
 mod check;
