@@ -4,9 +4,12 @@
  * `npm run test:long`: the long versions of the guarantees whose fast versions are in `npm test`
  * (README "Guarantees"), one after another, each in its own process; stops at the first failure.
  * About 20 minutes and 7 GB of memory on a 2-core machine. The long fuzz run is separate:
- * `npm run fuzz -- --runs 10000000`.
+ * `npm run fuzz -- --asan --runs 10000000`.
  *
- *   node test/long/run.js [name ...]    names: limits, limits-js, leak, results
+ *   node test/long/run.js [name ...]    names: limits, limits-js, leak, results, lsan
+ *
+ * `lsan` (the Rust tests under LeakSanitizer) needs a nightly toolchain, so it runs only when
+ * named: `npm run test:long -- lsan`.
  */
 
 const { spawnSync } = require('child_process');
@@ -23,18 +26,28 @@ const RUNS = {
     args: [MOCHA, '--no-config', '--timeout', '0', 'test/results.test.js'],
     env: { RESULTS_COUNT: '1000000' },
   },
+  'lsan': {
+    // The Node-free core's tests (lib, prost equivalence, fuzz corpus) with LeakSanitizer; the
+    // explicit target keeps the sanitizer off build scripts and proc macros. Own target dir, so
+    // the ordinary build is not rebuilt afterwards.
+    command: 'cargo',
+    args: ['+nightly', 'test', '--no-default-features', '--target', 'x86_64-unknown-linux-gnu', '--target-dir', 'target/lsan'],
+    env: { RUSTFLAGS: '-Zsanitizer=leak', RUSTDOCFLAGS: '-Zsanitizer=leak' },
+    optional: true,
+  },
 };
 
-const names = process.argv.length > 2 ? process.argv.slice(2) : Object.keys(RUNS);
+const names = process.argv.length > 2 ? process.argv.slice(2) : Object.keys(RUNS).filter((name) => !RUNS[name].optional);
 for (const name of names) {
   const run = RUNS[name];
   if (!run) {
     process.stderr.write(`unknown run ${name}; runs: ${Object.keys(RUNS).join(', ')}\n`);
     process.exit(2);
   }
-  process.stdout.write(`\n== ${name}: node ${run.args.join(' ')} ${JSON.stringify(run.env || {})}\n`);
+  const command = run.command || process.execPath;
+  process.stdout.write(`\n== ${name}: ${run.command || 'node'} ${run.args.join(' ')} ${JSON.stringify(run.env || {})}\n`);
   const started = Date.now();
-  const child = spawnSync(process.execPath, run.args, { cwd: ROOT, stdio: 'inherit', env: { ...process.env, ...run.env } });
+  const child = spawnSync(command, run.args, { cwd: ROOT, stdio: 'inherit', env: { ...process.env, ...run.env } });
   const seconds = ((Date.now() - started) / 1000).toFixed(0);
   if (child.status !== 0) {
     process.stderr.write(`== ${name} FAILED after ${seconds} s (status ${child.status}, signal ${child.signal})\n`);
