@@ -1,12 +1,16 @@
 'use strict';
 
 /**
- * `npm run test:pack` (run by .ci/run): packs the tarballs (scripts/pack.js), then installs them
- * into fresh temporary projects the way a user would, with cargo and rustc removed from the PATH
- * and no network (`--offline`: only the local tarballs and npm's cache), and checks:
- * 1. main + platform package: the addon loads, no warning, bytes identical to protobufjs;
- * 2. main package only (`--omit=optional`, as when optional dependencies are skipped): the JS path
- *    is used, its warning appears once, bytes identical to protobufjs.
+ * `npm run test:pack` (run by .ci/run): packs the tarballs (scripts/pack.js), checks that none
+ * of them can run anything at install (no install scripts, no binding.gyp: so nothing but npm
+ * packages is ever fetched), then installs them into fresh temporary projects the way a user
+ * would, with cargo and rustc removed from the PATH (`--prefer-offline`: the local tarballs, npm's
+ * cache, and the npm registry for protobufjs and `long` when the cache lacks them), and checks:
+ * 1. main + platform package: the addon loads, no warning, bytes identical to protobufjs, and the
+ *    only platform package installed is the local one;
+ * 2. main package only (`--omit=optional`, as when optional dependencies are skipped): no
+ *    platform package, the JS path is used, its warning appears once, bytes identical to
+ *    protobufjs.
  */
 
 const assert = require('assert');
@@ -43,11 +47,28 @@ const theirs = messages.map((m) => Buffer.from(M.encode(M.fromObject(m)).finish(
 console.log(JSON.stringify({ native: RustWriter.native, same: ours.join() === theirs.join() }));
 `;
 
+/** Lifecycle scripts npm runs when it installs a package. */
+const INSTALL_SCRIPTS = ['preinstall', 'install', 'postinstall'];
+
+/**
+ * Throws if installing `tarball` could run anything: a lifecycle script, or node-gyp (which npm
+ * runs for a package with a binding.gyp and no install script).
+ * @param {string} tarball Tarball path
+ */
+function assertRunsNothingAtInstall(tarball) {
+  const files = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).split('\n');
+  assert.ok(!files.includes('package/binding.gyp'), `${tarball} has a binding.gyp`);
+  const manifest = JSON.parse(execFileSync('tar', ['-xOzf', tarball, 'package/package.json'], { encoding: 'utf8' }));
+  const scripts = INSTALL_SCRIPTS.filter((name) => manifest.scripts && name in manifest.scripts);
+  assert.deepStrictEqual(scripts, [], `${tarball} has install scripts`);
+}
+
 /**
  * Installs `tarballs` (and protobufjs) into a new project and runs the program there.
  * @param {string[]} tarballs Tarball paths
  * @param {string[]} flags Extra npm install flags
- * @returns {{result: object, stderr: string}} The program's report and its stderr
+ * @returns {{result: object, stderr: string, platforms: string[]}} The program's report, its
+ * stderr, and the platform packages installed
  */
 function installAndRun(tarballs, flags) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rustwriter-pack-'));
@@ -55,12 +76,13 @@ function installAndRun(tarballs, flags) {
     fs.writeFileSync(path.join(dir, 'package.json'), '{"name": "user-project", "version": "1.0.0", "private": true}\n');
     fs.writeFileSync(path.join(dir, 'program.js'), PROGRAM);
     const env = { ...process.env, PATH: PATH_WITHOUT_RUST };
-    execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', ...flags, ...tarballs, PROTOBUFJS], {
+    execFileSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', ...flags, ...tarballs, PROTOBUFJS], {
       cwd: dir, env, stdio: ['ignore', 'ignore', 'inherit'],
     });
+    const platforms = fs.readdirSync(path.join(dir, 'node_modules')).filter((name) => name.startsWith('protobufjs-rustwriter-'));
     const run = spawnSync(process.execPath, ['program.js'], { cwd: dir, env, encoding: 'utf8' });
     assert.strictEqual(run.status, 0, run.stderr);
-    return { result: JSON.parse(run.stdout), stderr: run.stderr };
+    return { result: JSON.parse(run.stdout), stderr: run.stderr, platforms };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
@@ -73,14 +95,17 @@ const main = path.join(DIST, `protobufjs-rustwriter-${version}.tgz`);
 const built = fs.readdirSync(DIST).find((f) => f.startsWith(`protobufjs-rustwriter-${process.platform}-${process.arch}`));
 assert.ok(built, `no platform package for ${process.platform}-${process.arch} in dist/`);
 const platform = path.join(DIST, built);
+for (const tarball of fs.readdirSync(DIST).filter((f) => f.endsWith('.tgz'))) assertRunsNothingAtInstall(path.join(DIST, tarball));
 
 const withAddon = installAndRun([main, platform], []);
 assert.deepStrictEqual(withAddon.result, { native: true, same: true });
+assert.deepStrictEqual(withAddon.platforms, [built.slice(0, -`-${version}.tgz`.length)]);
 assert.ok(!withAddon.stderr.includes('ProtobufjsRustwriterWarning'), withAddon.stderr);
 process.stdout.write('installed with the platform package: the addon is used, bytes identical to protobufjs\n');
 
 const withoutAddon = installAndRun([main], ['--omit=optional']);
 assert.deepStrictEqual(withoutAddon.result, { native: false, same: true });
+assert.deepStrictEqual(withoutAddon.platforms, []);
 const warnings = withoutAddon.stderr.split('\n').filter((line) => line.includes('ProtobufjsRustwriterWarning'));
 assert.strictEqual(warnings.length, 1, withoutAddon.stderr);
 process.stdout.write('installed without it: the JS path is used, one warning, bytes identical to protobufjs\n');
