@@ -6,7 +6,7 @@
  * real 2.2 GB message refused with a RangeError naming the limit, after which encoding goes on.
  * (protobufjs itself needs most of the time: its writer is quadratic in nesting depth.)
  * Messages go through protobufjs 8.8.1's and 7.6.6's generated encoders with a RustWriter passed
- * to `Type.encode`; the expected bytes are protobufjs 8.8.1's own. Needs about 6 GB of memory.
+ * to `Type.encode`; the expected bytes are protobufjs 8.8.1's own. Needs about 5 GB of memory.
  *
  *   node --max-old-space-size=8192 test/long/limits.js
  *
