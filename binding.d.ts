@@ -10,18 +10,18 @@
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
 /**
- * Creates the native state of one `index.js` instance and returns its control block and
- * functions bound to it:
- * `{ control, tape(bytes, current), finish(), finishTape(tape), measure(), measureTape(tape),
- * slab(), retireSlab(), writeInto(buffer, tape) }`.
+ * Creates the native state of one JS module instance and returns its blocks and the functions
+ * bound to it: `{ control, values, output, finish(), growValues(bytes), growOutput(bytes) }`.
  *
  * One engine per JS module instance (so per worker thread, and per copy of the module a test
  * runner loads): nothing is shared between them. The functions are plain functions whose
- * N-API data is the engine, because a `#[napi]` class method costs ~450 ns a call against
- * ~45 ns for a plain function (napi-rs 3.16, Node 20, measured while designing this; the
- * per-finish cost is in `bench/native-call.js`).
+ * N-API data is the engine: a `#[napi]` class method costs ~450 ns a call against ~45 ns for a
+ * plain function (napi-rs 3, Node 20, measured while designing this).
  */
 export declare function createEngine(): object
 
-/** Numbers `index.js` shares with the replay: every opcode by name, and the control block layout. */
+/**
+ * Numbers `lib/tape.js` shares with the native side: every run kind and the control block
+ * layout by name (the tests compare them with `protocol.json`).
+ */
 export declare function protocol(): Record<string, number>

@@ -2,40 +2,52 @@
 
 use std::fmt;
 
-/// Why a tape could not be replayed. Every variant names where in the tape it happened, in words
-/// from the start of the replayed region.
+/// Why the runs of a control block could not be encoded, or the binding refused a call.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Error {
-    /// A record, operand or payload runs past the end of the tape.
-    Truncated {
-        /// word index of the record's opcode
-        at: usize,
+    /// The control block is shorter than [`crate::opcode::CTL_WORDS`].
+    BadControl {
+        /// words it has
+        words: usize,
     },
-    /// A record starts with a word that is not an opcode.
-    UnknownOpcode {
-        /// word index of the record
-        at: usize,
+    /// The run count exceeds [`crate::opcode::MAX_RUNS`].
+    TooManyRuns {
+        /// the count found
+        runs: usize,
+    },
+    /// A run record's kind word is not a [`crate::opcode::Run`].
+    UnknownRun {
+        /// index of the run
+        run: usize,
         /// the word found there
         word: u32,
     },
-    /// The encoded message would exceed [`crate::replay::MAX_OUTPUT`] bytes.
-    TooLarge {
-        /// the size it would have had (saturating)
-        size: u64,
-    },
-    /// The region handed to the native side does not lie within its tape.
-    BadRegion {
-        /// first word
-        start: u32,
-        /// one past the last word
-        end: u32,
-        /// words in the tape
+    /// A run's elements do not lie within the value block (or a 64-bit run starts on an odd word).
+    OutsideValues {
+        /// index of the run
+        run: usize,
+        /// its first word
+        first: usize,
+        /// its element count
+        count: usize,
+        /// words in the value block
         words: usize,
     },
-    /// [`crate::replay::Replay::write`] was not given the tape and output size that
-    /// [`crate::replay::Replay::measure`] saw.
-    Inconsistent,
-    /// Memory for the output or a tape could not be allocated.
+    /// The output block is too small for the runs.
+    OutputFull {
+        /// index of the run that did not fit
+        run: usize,
+        /// bytes needed up to the end of that run
+        needed: usize,
+        /// bytes in the output block
+        available: usize,
+    },
+    /// The encoded runs would exceed [`crate::runs::MAX_OUTPUT`] bytes.
+    TooLarge {
+        /// the size they would have had (saturating)
+        size: u64,
+    },
+    /// Memory for a block could not be allocated.
     OutOfMemory {
         /// bytes requested
         bytes: usize,
@@ -47,22 +59,41 @@ pub enum Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::Truncated { at } => write!(f, "invalid tape: record at word {at} is truncated"),
-            Error::UnknownOpcode { at, word } => {
-                write!(f, "invalid tape: unknown opcode {word} at word {at}")
+            Error::BadControl { words } => write!(f, "invalid control block of {words} words"),
+            Error::TooManyRuns { runs } => write!(
+                f,
+                "invalid control block: {runs} runs, at most {}",
+                crate::opcode::MAX_RUNS
+            ),
+            Error::UnknownRun { run, word } => {
+                write!(
+                    f,
+                    "invalid control block: run {run} has unknown kind {word}"
+                )
             }
+            Error::OutsideValues {
+                run,
+                first,
+                count,
+                words,
+            } => write!(
+                f,
+                "invalid control block: run {run} ({count} elements from word {first}) lies \
+                 outside the value block of {words} words"
+            ),
+            Error::OutputFull {
+                run,
+                needed,
+                available,
+            } => write!(
+                f,
+                "output block too small: run {run} needs {needed} bytes, it has {available}"
+            ),
             Error::TooLarge { size } => write!(
                 f,
                 "message too large: {size} bytes exceeds the limit of {} bytes",
-                crate::replay::MAX_OUTPUT
+                crate::runs::MAX_OUTPUT
             ),
-            Error::BadRegion { start, end, words } => write!(
-                f,
-                "invalid tape region {start}..{end} for a tape of {words} words"
-            ),
-            Error::Inconsistent => {
-                f.write_str("replay was given a different tape than it measured")
-            }
             Error::OutOfMemory { bytes } => write!(f, "could not allocate {bytes} bytes"),
             Error::Binding(message) => f.write_str(message),
         }

@@ -1,13 +1,12 @@
-//! The control block: the one piece of memory Rust allocates and shares with JS. (Tapes and
-//! results are `ArrayBuffer`s the engine makes through N-API, which V8 frees with their last
-//! reference; Node frees external memory like this only on a later event-loop turn, which is
-//! fine for one block per engine.)
+//! The blocks Rust allocates and shares with JS: the control, value and output blocks of
+//! [`crate::binding::Engine`]. (Results are never made here: JS allocates them.)
 //!
-//! It is handed to JS as an external `Buffer` whose finalizer holds one [`Rc`] of the
-//! [`Block`]; the [`crate::binding::Engine`] holds another. So the memory lives as long as either
-//! side uses it, and nothing JS does (dropping a view, detaching its `ArrayBuffer`) can leave Rust
-//! with a dangling pointer. JS only ever gets one `Buffer` per block (V8 must not see two backing
-//! stores over the same bytes, nodejs/node#32463).
+//! Each block is handed to JS as an external `Buffer` whose finalizer holds one [`Rc`] of the
+//! [`Block`]; the engine holds another while the block is current. So the memory lives as long as
+//! either side uses it, and nothing JS does (dropping a view, detaching its `ArrayBuffer`) can
+//! leave Rust with a dangling pointer. JS only ever gets one `Buffer` per block (V8 must not see
+//! two backing stores over the same bytes, nodejs/node#32463). Node frees external memory only on
+//! a later event-loop turn, which is fine for blocks that are replaced a few times per process.
 
 use std::alloc::{alloc_zeroed, dealloc, Layout};
 use std::ptr::NonNull;
@@ -18,7 +17,7 @@ use napi::{sys, JsValue};
 
 use crate::error::{Error, Result};
 
-/// Alignment of every block: tapes hold `f64`s at even words.
+/// Alignment of every block: the value block holds 64-bit elements at even words.
 const ALIGN: usize = 8;
 
 /// A zero-initialised, 8-byte-aligned allocation.
@@ -37,19 +36,6 @@ impl Block {
         let ptr = unsafe { alloc_zeroed(layout) };
         let ptr = NonNull::new(ptr).ok_or(Error::OutOfMemory { bytes: len })?;
         Ok(Rc::new(Block { ptr, len }))
-    }
-
-    /// Whether `bytes` overlaps this block.
-    pub fn overlaps(&self, bytes: &[u8]) -> bool {
-        let (start, end) = (
-            self.ptr.as_ptr() as usize,
-            self.ptr.as_ptr() as usize + self.len,
-        );
-        let (other, other_end) = (
-            bytes.as_ptr() as usize,
-            bytes.as_ptr() as usize + bytes.len(),
-        );
-        other < end && start < other_end
     }
 
     /// The block's bytes.

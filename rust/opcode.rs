@@ -1,44 +1,69 @@
-//! The tape format: the one definition shared by the JS recorder (`index.js`) and [`crate::replay`].
+//! The one definition of what JS and Rust share: the control block of the native `finish()` call
+//! and the kinds of run it encodes.
 //!
-//! A tape is a sequence of records made of 32-bit native-endian words, written by JS through
-//! `Int32Array`/`Float32Array`/`Float64Array`/`Uint8Array` views of one buffer. Every record is an
-//! even number of words (a multiple of 8 bytes) and starts on an even word, so a 64-bit operand at
-//! word 2 of a record is 8-byte aligned for the `Float64Array` view.
+//! JS (`lib/writer.js`) writes every byte of a message itself except the payloads of long
+//! packed varint fields, which it hands over as *runs*. At `finish()` it copies each run's
+//! elements into the value block, describes the runs in the control block and makes one native
+//! call without arguments; Rust ([`crate::runs`]) encodes each run into the output block and
+//! stores its byte length beside it. JS then splices the payloads into the message.
 //!
-//! | record | words | operands |
+//! All three blocks are memory this crate allocates and registers once ([`crate::runs`] works on
+//! plain slices of them); the control block is an array of native-endian `u32` words:
+//!
+//! | words | written by | meaning |
 //! |---|---|---|
-//! | `UINT32`, `INT32`, `SINT32`, `FIXED32` | 2 | `[op, value]` (`FIXED32` also carries `float` bits) |
-//! | `UINT64`, `SINT64`, `FIXED64` | 4 | `[op, 0, lo, hi]` (`FIXED64` also carries `double` bits) |
-//! | `FORK` | 2 | `[op, link]`: `link` is JS's pointer to the enclosing open fork; replay ignores it |
-//! | `LDELIM` | 2 | `[op, 0]`: closes the innermost open fork, or with none open prefixes everything before it |
-//! | `BYTES`, `RAW` | 2 + payload | `[op, len]` then `len` bytes, zero-padded to a multiple of 8 |
-//! | `BYTES_REF` | 4 | `[op, len, ref, 0]`: a length prefix and a hole of `len` bytes that JS fills with its `ref`-th referenced `Uint8Array` after the replay |
-//! | `PACKED_UINT32` … `PACKED_FIXED32` | 2 + count, rounded up to even | `[op, count]` then `count` words |
-//! | `PACKED_UINT64` … `PACKED_FIXED64` | 2 + 2·count | `[op, count]` then `count` (lo, hi) pairs or `f64`s |
+//! | `CTL_RUNS` | JS | number of runs, at most [`MAX_RUNS`] |
+//! | `CTL_TOTAL` | Rust | bytes written to the output block |
+//! | `CTL_RECORDS + RUN_WORDS * i ..` | JS, then Rust | run `i`: `[kind, count, first, len]` |
 //!
-//! Opcode 0 is never valid, so zeroed memory is rejected rather than replayed.
+//! A run record: `kind` a [`Run`] number, `count` its elements, `first` the index of its first
+//! element in the value block in 32-bit words (even for 64-bit runs), and `len`, written by
+//! Rust, the bytes of its payload, which start where the previous run's ended.
+//!
+//! Run kind 0 is never valid, so zeroed memory is rejected rather than encoded.
 
-/// Bytes in one tape word.
+/// Bytes in one control or value word.
 pub const WORD_BYTES: usize = 4;
+/// Control word: the number of runs.
+pub const CTL_RUNS: usize = 0;
+/// Control word: the bytes Rust wrote to the output block.
+pub const CTL_TOTAL: usize = 1;
+/// Control word: the first run record.
+pub const CTL_RECORDS: usize = 2;
+/// Words in one run record.
+pub const RUN_WORDS: usize = 4;
+/// Most runs one call encodes: JS writes further long packed fields itself.
+pub const MAX_RUNS: usize = 256;
+/// Words in the control block.
+pub const CTL_WORDS: usize = CTL_RECORDS + RUN_WORDS * MAX_RUNS;
+/// Run record word: the kind.
+pub const RUN_KIND: usize = 0;
+/// Run record word: the element count.
+pub const RUN_COUNT: usize = 1;
+/// Run record word: the first element's word index in the value block.
+pub const RUN_FIRST: usize = 2;
+/// Run record word: the payload's byte length (written by Rust).
+pub const RUN_LEN: usize = 3;
 
-macro_rules! opcodes {
+macro_rules! runs {
     ($($(#[$doc:meta])* $name:ident = $value:literal => $js:literal,)*) => {
-        /// One tape record kind. The discriminant is the number stored in the record's first word.
+        /// How a run's elements become varints. The discriminant is its `kind` word.
         #[repr(u32)]
         #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-        pub enum Op {
+        pub enum Run {
             $($(#[$doc])* $name = $value,)*
         }
 
-        impl Op {
-            /// Every opcode with the name JS knows it by (`index.js` reads them from the binding).
-            pub const ALL: &'static [(&'static str, Op)] = &[$(($js, Op::$name),)*];
+        impl Run {
+            /// Every kind with the name JS knows it by (`protocol.json`, and the binding's
+            /// `protocol()`, which the tests compare).
+            pub const ALL: &'static [(&'static str, Run)] = &[$(($js, Run::$name),)*];
 
-            /// Decodes an opcode word; `None` for a number that is not an opcode.
+            /// Decodes a kind word; `None` for a number that is not a kind.
             #[inline]
-            pub const fn from_word(word: u32) -> Option<Op> {
+            pub const fn from_word(word: u32) -> Option<Run> {
                 match word {
-                    $($value => Some(Op::$name),)*
+                    $($value => Some(Run::$name),)*
                     _ => None,
                 }
             }
@@ -46,94 +71,105 @@ macro_rules! opcodes {
     };
 }
 
-opcodes! {
-    /// varint of the word as an unsigned 32-bit value (also `bool`, stored as 0 or 1).
-    Uint32 = 1 => "UINT32",
-    /// varint of the word as a signed 32-bit value: negative values take 10 bytes.
-    Int32 = 2 => "INT32",
-    /// zig-zag varint of the word as a signed 32-bit value.
-    Sint32 = 3 => "SINT32",
-    /// the word as 4 little-endian bytes (`fixed32`, `sfixed32`, `float`).
-    Fixed32 = 4 => "FIXED32",
-    /// varint of the 64-bit operand.
-    Uint64 = 5 => "UINT64",
-    /// zig-zag varint of the 64-bit operand read as signed.
-    Sint64 = 6 => "SINT64",
-    /// the 64-bit operand as 8 little-endian bytes (`fixed64`, `sfixed64`, `double`).
-    Fixed64 = 7 => "FIXED64",
-    /// opens a length-delimited section.
-    Fork = 8 => "FORK",
-    /// closes the innermost open section (or wraps everything before it when none is open).
-    Ldelim = 9 => "LDELIM",
-    /// varint length followed by the payload (`bytes`, `string`).
-    Bytes = 10 => "BYTES",
-    /// the payload without a length prefix (`raw`).
-    Raw = 11 => "RAW",
-    /// length-prefixed run of `Uint32` values (`uint32s`, `bools`).
-    PackedUint32 = 12 => "PACKED_UINT32",
-    /// length-prefixed run of `Int32` values.
-    PackedInt32 = 13 => "PACKED_INT32",
-    /// length-prefixed run of `Sint32` values.
-    PackedSint32 = 14 => "PACKED_SINT32",
-    /// length-prefixed run of `Fixed32` values (`fixed32s`, `sfixed32s`, `floats`).
-    PackedFixed32 = 15 => "PACKED_FIXED32",
-    /// length-prefixed run of `Uint64` values.
-    PackedUint64 = 16 => "PACKED_UINT64",
-    /// length-prefixed run of `Sint64` values.
-    PackedSint64 = 17 => "PACKED_SINT64",
-    /// length-prefixed run of `Fixed64` values (`fixed64s`, `sfixed64s`, `doubles`).
-    PackedFixed64 = 18 => "PACKED_FIXED64",
-    /// varint length, then a hole for bytes JS copies in itself (large `bytes` values).
-    BytesRef = 19 => "BYTES_REF",
+runs! {
+    /// `uint32s`: each element (one word) as an unsigned varint, 1 to 5 bytes.
+    Uint32 = 1 => "RUN_UINT32",
+    /// `int32s`: each element (one word) as a signed varint; negative ones take 10 bytes.
+    Int32 = 2 => "RUN_INT32",
+    /// `sint32s`: each element (one word) zig-zag encoded.
+    Sint32 = 3 => "RUN_SINT32",
+    /// `uint64s`/`int64s`: each element (two words, low first) as a varint, 1 to 10 bytes.
+    Uint64 = 4 => "RUN_UINT64",
+    /// `sint64s`: each element (two words, low first) zig-zag encoded.
+    Sint64 = 5 => "RUN_SINT64",
 }
 
-/// Words taken by a payload of `len` bytes, padded so the next record starts on an even word.
-#[inline]
-pub const fn payload_words(len: usize) -> usize {
-    len.div_ceil(8) * 2
+impl Run {
+    /// Value words per element.
+    #[inline]
+    pub const fn words(self) -> usize {
+        match self {
+            Run::Uint32 | Run::Int32 | Run::Sint32 => 1,
+            Run::Uint64 | Run::Sint64 => 2,
+        }
+    }
+
+    /// The most bytes one element can take.
+    #[inline]
+    pub const fn max_element_bytes(self) -> usize {
+        match self {
+            Run::Uint32 | Run::Sint32 => 5,
+            Run::Int32 | Run::Uint64 | Run::Sint64 => 10,
+        }
+    }
 }
+
+/// The layout numbers by the names `protocol.json` gives them, for the binding's `protocol()`.
+pub const LAYOUT: &[(&str, usize)] = &[
+    ("CTL_RUNS", CTL_RUNS),
+    ("CTL_TOTAL", CTL_TOTAL),
+    ("CTL_RECORDS", CTL_RECORDS),
+    ("RUN_WORDS", RUN_WORDS),
+    ("MAX_RUNS", MAX_RUNS),
+    ("CTL_WORDS", CTL_WORDS),
+    ("RUN_KIND", RUN_KIND),
+    ("RUN_COUNT", RUN_COUNT),
+    ("RUN_FIRST", RUN_FIRST),
+    ("RUN_LEN", RUN_LEN),
+    ("MAX_OUTPUT", crate::runs::MAX_OUTPUT),
+];
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn every_opcode_round_trips_through_its_word_and_has_a_unique_name() {
-        for (i, (name, op)) in Op::ALL.iter().enumerate() {
-            assert_eq!(Op::from_word(*op as u32), Some(*op), "{name}");
-            for (other, _) in &Op::ALL[i + 1..] {
+    fn every_kind_round_trips_through_its_word_and_has_a_unique_name() {
+        for (i, (name, run)) in Run::ALL.iter().enumerate() {
+            assert_eq!(Run::from_word(*run as u32), Some(*run), "{name}");
+            for (other, _) in &Run::ALL[i + 1..] {
                 assert_ne!(name, other);
             }
         }
-        assert_eq!(Op::from_word(0), None);
-        let max = Op::ALL.iter().map(|(_, op)| *op as u32).max().unwrap();
-        assert_eq!(Op::from_word(max + 1), None);
-        assert_eq!(
-            Op::ALL.len() as u32,
-            max,
-            "opcodes are numbered 1..=N without gaps"
-        );
+        assert_eq!(Run::from_word(0), None);
+        let max = Run::ALL.iter().map(|(_, run)| *run as u32).max().unwrap();
+        assert_eq!(Run::from_word(max + 1), None);
+        assert_eq!(Run::ALL.len() as u32, max, "kinds are numbered 1..=N");
     }
 
     #[test]
-    fn protocol_json_has_every_opcode_with_its_number() {
+    fn protocol_json_has_every_number_of_this_file() {
         // `protocol.json` gives the JS-only path the numbers without the addon; the mocha tests
-        // compare it with the binding as a whole, this with the opcodes even without Node.
+        // compare it with the binding as a whole, this with this file even without Node.
         let json = include_str!("../protocol.json");
-        for (name, op) in Op::ALL {
-            let entry = format!("\"{name}\": {}", *op as u32);
+        let entries = Run::ALL
+            .iter()
+            .map(|&(name, run)| (name, run as usize))
+            .chain(LAYOUT.iter().copied());
+        for (name, value) in entries {
+            let entry = format!("\"{name}\": {value}");
             let found = [",", "\n"]
                 .iter()
                 .any(|end| json.contains(&format!("{entry}{end}")));
             assert!(found, "protocol.json lacks {entry}");
         }
+        let count = json.matches("\":").count();
+        assert_eq!(
+            count,
+            Run::ALL.len() + LAYOUT.len(),
+            "protocol.json has extra entries"
+        );
     }
 
     #[test]
-    fn padding_keeps_records_on_even_words() {
-        assert_eq!(payload_words(0), 0);
-        assert_eq!(payload_words(1), 2);
-        assert_eq!(payload_words(8), 2);
-        assert_eq!(payload_words(9), 4);
+    fn the_most_bytes_of_an_element_bound_its_encoding() {
+        assert_eq!(
+            Run::Int32.max_element_bytes(),
+            crate::varint::encoded_len_varint(u64::MAX)
+        );
+        assert_eq!(
+            Run::Uint32.max_element_bytes(),
+            crate::varint::encoded_len_varint(u32::MAX.into())
+        );
     }
 }

@@ -1,54 +1,58 @@
 'use strict';
 
 /**
- * Writes the seed corpus of the replay fuzz target (fuzz/corpus/replay): the tapes RustWriter
- * records for a spread of call sequences, one file each, named by content hash. Rerun after a
- * tape-format change: `node scripts/fuzz-corpus.js`.
+ * Writes the seed corpus of the `runs` fuzz target (fuzz/corpus/runs): control and value blocks
+ * in the input layout of fuzz/check.rs, one file each, named by content hash, covering every run
+ * kind, the varint length classes, several runs per call, and the errors (unknown kind, runs
+ * outside the values, a short output block, too many runs). Rerun after a format change:
+ * `node scripts/fuzz-corpus.js`.
  */
 
 const crypto = require('crypto');
 const fs = require('fs');
 const path = require('path');
-const { RustWriter } = require('..');
+const P = require('../protocol.json');
 
-const DIR = path.join(__dirname, '..', 'fuzz', 'corpus', 'replay');
+const DIR = path.join(__dirname, '..', 'fuzz', 'corpus', 'runs');
 
-/** Call sequences covering every record kind, nesting and the edges of each encoding. */
+/**
+ * One input: the output size, the runs `[kind, count, first]`, then the value words.
+ * @param {number} outLen Output block bytes
+ * @param {number[][]} runs Runs
+ * @param {number[]} values Value words
+ * @param {number} [runCount] The run count word (default: `runs.length`)
+ * @returns {Buffer} Input
+ */
+function input(outLen, runs, values, runCount = runs.length) {
+  const words = [outLen, runCount];
+  for (const [kind, count, first] of runs) words.push(kind, count, first, 0);
+  words.push(...values);
+  return Buffer.from(Uint32Array.from(words, (w) => w >>> 0).buffer);
+}
+
+const EDGES = [0, 1, 127, 128, 16383, 16384, 2097151, 2097152, 268435455, 268435456, 2 ** 31 - 1, 2 ** 31, 2 ** 32 - 1];
+const ramp = (n, step) => Array.from({ length: n }, (_, i) => (i * step) >>> 0);
+
 const SEEDS = [
-  (w) => w.uint32(8).uint32(150),
-  (w) => w.uint32(0).uint32(127).uint32(128).uint32(16383).uint32(16384).uint32(-1),
-  (w) => w.int32(-1).int32(2 ** 31 - 1).sint32(-1).sint32(2 ** 31 - 1).bool(true).bool(false),
-  (w) => w.fixed32(0xdeadbeef).sfixed32(-2).float(1.5).float(NaN),
-  (w) => w.uint64('18446744073709551615').int64(-1).sint64('-9223372036854775808').fixed64(1).double(-0),
-  (w) => w.uint64(2n ** 63n).sint64(-(2n ** 40n)),
-  (w) => w.string('').string('hello').string('é'.repeat(30)).string('\ud800x').string('y'.repeat(100)),
-  (w) => w.bytes([]).bytes([1, 2, 3]).bytes(Buffer.alloc(300, 7)).raw([9, 9]),
-  (w) => w.uint32(10).fork().uint32(8).uint32(1).ldelim(),
-  (w) => w.uint32(10).fork().uint32(18).fork().string('x'.repeat(200)).ldelim().ldelim(),
-  (w) => { for (let i = 0; i < 40; i++) w.uint32(10).fork(); w.string('deep'); for (let i = 0; i < 40; i++) w.ldelim(); return w; },
-  (w) => w.uint32(1).uint32(2).ldelim(),
-  (w) => w.uint32(1).fork().uint32(2).ldelim().ldelim(),
-  (w) => w.uint32(1).fork().uint32(2),
-  (w) => w.fork().fork().fork(),
-  (w) => w.uint32(1).fork().uint32(2).reset().uint32(3),
-  (w) => w.uint32s([0, 1, 127, 128, 2 ** 32 - 1]).int32s([-1, 0, 5]).sint32s([-1, 1, -(2 ** 31)]),
-  (w) => w.uint32s([]).int32s([-1]).sint32s([7, 7, 7]),
-  (w) => w.fixed32s([1, 2, 3]).floats([0.5, -0.5]).doubles([1e300, -0]).bools([true, false, true]),
-  (w) => w.uint64s([1, '18446744073709551615', -1]).sint64s([-1, 1]).fixed64s([5]),
-  (w) => w.uint32s(Uint32Array.from({ length: 500 }, (_, i) => i * 2654435761)),
-  (w) => w.sint32s(Int32Array.from({ length: 300 }, (_, i) => (i - 150) * 1000003)),
-  (w) => w.uint64s(Array.from({ length: 100 }, (_, i) => BigInt(i) ** 9n)),
-  (w) => w.uint32(10).bytes(Buffer.alloc(5000, 1)).uint32(18).string('after'),
-  (w) => w.uint32(10).fork().bytes(Buffer.alloc(20000, 2)).ldelim(),
+  input(256, [[P.RUN_UINT32, EDGES.length, 0]], EDGES),
+  input(256, [[P.RUN_INT32, EDGES.length, 0]], EDGES),
+  input(256, [[P.RUN_SINT32, EDGES.length, 0]], EDGES),
+  input(256, [[P.RUN_UINT64, 6, 0]], [0, 0, 1, 0, 0, 1, 0xffffffff, 0xffffffff, 127, 0, 0, 0x80000000]),
+  input(256, [[P.RUN_SINT64, 6, 0]], [0, 0, 1, 0, 0, 1, 0xffffffff, 0xffffffff, 127, 0, 0, 0x80000000]),
+  input(4096, [[P.RUN_UINT32, 300, 0], [P.RUN_SINT32, 300, 0], [P.RUN_INT32, 10, 290]], ramp(300, 2654435761)),
+  input(2048, [[P.RUN_UINT32, 500, 0]], ramp(500, 3)),
+  input(1024, [[P.RUN_UINT64, 40, 0], [P.RUN_UINT32, 7, 1]], ramp(80, 40503)),
+  input(0, [], []),
+  input(16, [[P.RUN_INT32, 4, 0]], [0xffffffff, 1, 2, 3]), // output block too small
+  input(64, [[0, 1, 0]], [1]), // unknown kind
+  input(64, [[P.RUN_UINT32, 9, 0]], [1, 2, 3]), // outside the values
+  input(64, [[P.RUN_UINT64, 1, 1]], [1, 2, 3]), // a 64-bit run on an odd word
+  input(64, [], [], P.MAX_RUNS + 1), // too many runs
 ];
 
+fs.rmSync(DIR, { recursive: true, force: true });
 fs.mkdirSync(DIR, { recursive: true });
-for (const file of fs.readdirSync(DIR)) fs.rmSync(path.join(DIR, file));
 for (const seed of SEEDS) {
-  const w = RustWriter.create();
-  seed(w);
-  const tape = Buffer.from(w._u8.buffer, w._u8.byteOffset + w._s * 4, (w._n - w._s) * 4);
-  const name = crypto.createHash('sha1').update(tape).digest('hex').slice(0, 16);
-  fs.writeFileSync(path.join(DIR, name), tape);
+  fs.writeFileSync(path.join(DIR, crypto.createHash('sha256').update(seed).digest('hex').slice(0, 16)), seed);
 }
-process.stdout.write(`${SEEDS.length} seeds in ${path.relative(process.cwd(), DIR)}\n`);
+process.stdout.write(`wrote ${SEEDS.length} seeds to ${path.relative(process.cwd(), DIR)}\n`);

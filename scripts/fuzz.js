@@ -1,8 +1,8 @@
 'use strict';
 
 /**
- * `npm run fuzz [-- options]`: runs the libFuzzer target over the tape replay (fuzz/, target
- * `replay`) through cargo-fuzz, seeded with the committed corpus (fuzz/corpus/replay, which it
+ * `npm run fuzz [-- options]`: runs the libFuzzer target over the native run encoder (fuzz/,
+ * target `runs`) through cargo-fuzz, seeded with the committed corpus (fuzz/corpus/runs, which it
  * only reads: new inputs go to a temporary directory).
  *
  *   --runs N     executions (default 5,000,000: the short run CI does, under a minute once built)
@@ -23,7 +23,7 @@ const os = require('os');
 const path = require('path');
 
 const ROOT = path.join(__dirname, '..');
-const CORPUS = path.join(ROOT, 'fuzz', 'corpus', 'replay');
+const CORPUS = path.join(ROOT, 'fuzz', 'corpus', 'runs');
 const TOOLS = path.join(ROOT, 'fuzz', 'target', 'tools');
 const CARGO_FUZZ_VERSION = '0.13.2';
 
@@ -88,7 +88,7 @@ function main() {
     const libfuzzer = [`-seed=${options.seed}`, '-print_final_stats=1'];
     if (options.runs > 0) libfuzzer.push(`-runs=${options.runs}`);
     if (options.time > 0) libfuzzer.push(`-max_total_time=${options.time}`);
-    return run('cargo', [...toolchain, 'fuzz', 'run', ...sanitizer, 'replay', scratch, CORPUS, '--', ...libfuzzer], env);
+    return run('cargo', [...toolchain, 'fuzz', 'run', ...sanitizer, 'runs', scratch, CORPUS, '--', ...libfuzzer], env);
   } finally {
     fs.rmSync(scratch, { recursive: true, force: true });
   }

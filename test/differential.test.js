@@ -8,8 +8,7 @@
 
 const assert = require('assert');
 const Long = require('long');
-const { runBoth, prng } = require('./helpers');
-const { _testing } = require('..');
+const { runBoth, prng, PATHS, withPath } = require('./helpers');
 
 const COUNT = Number(process.env.DIFF_COUNT || 20000);
 const FIRST_SEED = Number(process.env.DIFF_SEED || 0x5eed);
@@ -67,6 +66,10 @@ function array(r, element) {
   if (element === number32 && r() < 0.4) {
     const Typed = r.pick([Int32Array, Uint32Array, Float64Array, Float32Array, Uint8Array, Int16Array]);
     return Typed.from(values.map((v) => Number(v) || 0));
+  }
+  if (element === number64 && r() < 0.2) {
+    const Typed = r.pick([BigInt64Array, BigUint64Array]);
+    return Typed.from(values, () => BigInt.asIntN(64, BigInt(r.int(2 ** 32)) * BigInt(r.int(2 ** 32)) - BigInt(r.int(2 ** 31))));
   }
   return values;
 }
@@ -137,19 +140,11 @@ function describeScript(steps) {
   }).join('.');
 }
 
-/** Which tapes each run replays in JS: the shipped split, none, or all of them. */
-const REPLAYS = [
-  ['with the default split between the JS and native replays', null],
-  ['with every tape replayed natively', 0],
-  ['with every tape that fits a JS result pool replayed in JS', 1 << 20],
-];
-
 describe('random call sequences through RustWriter and protobufjs 8.8.1', () => {
-  for (const [name, maxWords] of REPLAYS) {
+  for (const [name, options] of PATHS) {
     it(`give identical bytes, positions and errors for ${COUNT} seeded sequences ${name}`, function () {
       this.timeout(300000);
-      const previous = maxWords === null ? null : _testing.setJsReplayMaxWords(maxWords);
-      try {
+      withPath(options, () => {
         for (let i = 0; i < COUNT; i++) {
           const seed = FIRST_SEED + i;
           const steps = script(prng(seed));
@@ -157,9 +152,7 @@ describe('random call sequences through RustWriter and protobufjs 8.8.1', () => 
           assert.deepStrictEqual(actual, expected,
             `sequence with seed ${seed} differs (replay: DIFF_SEED=${seed} DIFF_COUNT=1): ${describeScript(steps)}`);
         }
-      } finally {
-        if (previous !== null) _testing.setJsReplayMaxWords(previous);
-      }
+      });
     });
   }
 });

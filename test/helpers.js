@@ -8,17 +8,67 @@
  * throws; the transcripts (outputs, positions, and the class of a thrown error) must match.
  */
 
+const Long = require('long');
 const protobuf = require('protobufjs');
-const { RustWriter } = require('..');
+const { RustWriter, _testing } = require('..');
+
+/**
+ * The paths a message can take through RustWriter, as `_testing.configure` options: the shipped
+ * thresholds; every packed varint field through the native encoder (on the native path); every
+ * byte written by JS with nothing kept by reference; and tiny slabs with everything kept by
+ * reference, so that messages move to the large and private buffers and are assembled out of
+ * place. Tests that run a workload through each use {@link withPath}.
+ */
+const PATHS = [
+  ['with the shipped thresholds', {}],
+  ['with every packed varint field encoded natively', { runMin: 1 }],
+  ['with every byte written by JS', { runMin: Infinity, refMin: Infinity }],
+  ['with 512-byte slabs and every array kept by reference', { refMin: 1, slabBytes: 512 }],
+];
+
+/**
+ * Runs `fn` with RustWriter configured as `options`, then restores the configuration.
+ * @param {object} options `_testing.configure` options
+ * @param {Function} fn Workload
+ * @returns {*} What `fn` returns
+ */
+function withPath(options, fn) {
+  const previous = _testing.configure(options);
+  try {
+    return fn();
+  } finally {
+    _testing.configure(previous);
+  }
+}
+
+/** The 64-bit packed methods, where RustWriter encodes BigInt elements. */
+const PACKED_64 = new Set(['uint64s', 'int64s', 'sint64s', 'fixed64s', 'sfixed64s']);
+
+/**
+ * What the reference writer gets for an argument of `method`: the equal `Long`s for BigInt
+ * arrays given to a 64-bit packed method (protobufjs writes 0 for a BigInt; RustWriter encodes
+ * it, see README "Compatibility").
+ * @param {string} method Method
+ * @param {*} arg Argument
+ * @returns {*} Argument for protobufjs
+ */
+function referenceArg(method, arg) {
+  if (!PACKED_64.has(method) || !(arg instanceof BigInt64Array || arg instanceof BigUint64Array)) return arg;
+  return Array.from(arg, (b) => {
+    const u = BigInt.asUintN(64, b);
+    return Long.fromBits(Number(u & 0xffffffffn) | 0, Number(u >> 32n) | 0);
+  });
+}
 
 /** protobufjs 8.8.1's writer, never installed-over: the reference. */
 function referenceWriter() {
   return new protobuf.BufferWriter();
 }
 
-function transcript(writer, script) {
+function transcript(writer, script, mapArg = (method, arg) => arg) {
   const out = [];
-  for (const [method, ...args] of script) {
+  for (const [method, ...raw] of script) {
+    const args = raw.map((arg) => mapArg(method, arg));
     try {
       if (method === 'finish') out.push(`finish ${Buffer.from(writer.finish()).toString('hex')}`);
       else if (method === 'pos') out.push(`pos ${writer.pos} len ${writer.len}`);
@@ -33,7 +83,7 @@ function transcript(writer, script) {
 
 /** Transcripts of `script` through RustWriter and through protobufjs 8.8.1. */
 function runBoth(script) {
-  return { actual: transcript(RustWriter.create(), script), expected: transcript(referenceWriter(), script) };
+  return { actual: transcript(RustWriter.create(), script), expected: transcript(referenceWriter(), script, referenceArg) };
 }
 
 /** Bytes (hex) a writer callback produces through RustWriter and through protobufjs. */
@@ -59,4 +109,4 @@ function prng(seed) {
   return next;
 }
 
-module.exports = { runBoth, bothHex, referenceWriter, prng };
+module.exports = { runBoth, bothHex, referenceWriter, prng, PATHS, withPath };

@@ -153,12 +153,11 @@ describe('RustWriter against protobufjs 8.8.1, method by method', () => {
     new Uint8Array(ab).fill(7);
     const w = RustWriter.create().uint32(1).bytes(new Uint8Array(ab));
     ab.resize(100);
-    if (RustWriter.native) {
-      assert.throws(() => w.finish(), /detached or resized before finish\(\)/);
-    } else {
-      // The JS-only path copies every value when it is written, as protobufjs 8 does.
-      assert.strictEqual(hex(w), '01' + '8040' + '07'.repeat(8192));
-    }
+    assert.throws(() => w.finish(), /detached or resized before finish\(\)/);
+    const packed = new ArrayBuffer(4096, { maxByteLength: 4096 });
+    const p = RustWriter.create().uint32(1).doubles(new Float64Array(packed));
+    packed.resize(8);
+    assert.throws(() => p.finish(), /detached or resized before finish\(\)/);
     assert.strictEqual(hex(RustWriter.create().uint32(150)), '9601');
   });
 
@@ -279,9 +278,10 @@ describe('RustWriter behaviour of its own', () => {
     assert.strictEqual(hex(w.uint32(2).ldelim()), '010102');
   });
 
-  it('keeps a writer that lost the tape ring intact while many other encodes fill and reuse the ring', () => {
-    // Each big encode needs most of the 256 KiB ring, so the ring is reused or replaced many
-    // times while `outer` (unfinished) and `done` (finished, then continued) wait.
+  it('keeps an evicted writer intact while many other encodes fill slabs and the large buffer', () => {
+    // Each big encode outgrows a slab and moves to the large buffer, and the small ones fill
+    // slabs, while `outer` (unfinished, evicted from its slab) and `done` (finished, then
+    // continued) wait.
     const outer = RustWriter.create().uint32(1).fork().string('outer');
     const done = RustWriter.create().uint32(2);
     const first = Buffer.from(done.finish());
@@ -299,10 +299,10 @@ describe('RustWriter behaviour of its own', () => {
     assert.strictEqual(hex(done), '0204', 'finish() twice after continuing');
   });
 
-  it('never reuses a replaced tape ring while a writer still records there', () => {
-    // `a` and `c` keep regions at the start of the first ring; sixty more unfinished writers
-    // fill it, so a new ring starts; `a` then moves to an arena of its own, and a large writer
-    // takes whatever arena is spare: `c`'s bytes in the first ring must survive all of it.
+  it('never writes over the bytes of an evicted writer', () => {
+    // `a` and `c` are evicted from the slab by the next writers; sixty more unfinished writers
+    // fill slabs; `a` then moves to a buffer of its own, and a large writer takes the large
+    // buffer: `c`'s bytes in the first slab must survive all of it.
     const a = RustWriter.create().uint32(1).fork().string('a');
     const c = RustWriter.create().uint32(2).fork().string('c');
     const pending = [];
@@ -315,7 +315,7 @@ describe('RustWriter behaviour of its own', () => {
     for (const w of pending) assert.strictEqual(w.finish().length, 2 + 5000);
   });
 
-  it('reuses a large writer\'s private tape for the next large message without mixing their bytes', () => {
+  it('reuses the large buffer for the next large message without mixing their bytes', () => {
     const blob = (fill) => Buffer.alloc(300000, fill);
     const a = RustWriter.create().bytes(blob(1));
     const outA = a.finish();
@@ -371,16 +371,18 @@ describe('RustWriter behaviour of its own', () => {
   });
 });
 
-describe('the tape protocol shared with the native side', () => {
-  it('names, in the binding, every opcode index.js uses and nothing index.js does not know', () => {
-    const source = fs.readFileSync(path.join(__dirname, '..', 'index.js'), 'utf8');
-    const used = new Set([...source.matchAll(/\bP\.([A-Z0-9_]+)/g)].map((m) => m[1]));
-    for (const name of used) assert.strictEqual(typeof _protocol[name], 'number', `binding defines ${name}`);
-    const opcodes = Object.keys(_protocol).filter((name) => !/^(CTL_|MAX_)/.test(name));
-    for (const name of opcodes) assert.ok(used.has(name), `index.js records ${name}`);
-    const values = opcodes.map((name) => _protocol[name]);
-    assert.strictEqual(new Set(values).size, values.length, 'opcode numbers are unique');
-    assert.ok(!values.includes(0), 'zeroed memory is never a valid opcode');
+describe('the protocol shared with the native side', () => {
+  it('has a number for every name lib/ uses, and lib/ encodes every run kind', () => {
+    const dir = path.join(__dirname, '..', 'lib');
+    const source = fs.readdirSync(dir).map((file) => fs.readFileSync(path.join(dir, file), 'utf8')).join('\n');
+    const used = new Set([...source.matchAll(/\bP\.([A-Z][A-Z0-9_]*[A-Z0-9])\b/g)].map((m) => m[1]));
+    for (const name of used) assert.strictEqual(typeof _protocol[name], 'number', `protocol.json defines ${name}`);
+    const kinds = Object.keys(_protocol).filter((name) => name.startsWith('RUN_') && !/^RUN_(WORDS|KIND|COUNT|FIRST|LEN)$/.test(name));
+    assert.strictEqual(kinds.length, 5);
+    for (const name of kinds) assert.ok(used.has(name), `lib/ uses ${name}`);
+    const values = kinds.map((name) => _protocol[name]);
+    assert.strictEqual(new Set(values).size, values.length, 'kind numbers are unique');
+    assert.ok(!values.includes(0), 'zeroed memory is never a valid kind');
   });
 
   it('has in protocol.json exactly what the binding reports (so the JS-only path uses the same numbers)', function () {

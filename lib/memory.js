@@ -1,0 +1,277 @@
+'use strict';
+
+/**
+ * Where writers write, and where results come from.
+ *
+ * - **The slab.** A writer starts in the free tail of a 64 KiB slab shared by this module
+ *   instance's writers, and `finish()` returns a view of what it wrote there: no copy, like the
+ *   results of Node's own `Buffer.allocUnsafe` pool. The slab's free tail then starts after the
+ *   result, so a result is never written again. One writer at a time owns the tail; a writer
+ *   created while another owns it (nested or interleaved writers, or an abandoned one) *evicts*
+ *   it: the evicted writer keeps the bytes it wrote and moves elsewhere on its next write.
+ * - **The large buffer.** A message that outgrows a quarter slab moves to one large buffer,
+ *   reused from message to message (fresh pages cost more than a whole small encode here), and
+ *   `finish()` copies it into a result of its exact size. A writer that needs the large buffer
+ *   while another holds it takes a new one; the other keeps the old one as its own.
+ * - **Private buffers**, for an evicted writer that grows.
+ * - **The entry array** (lib/tape.js): shared the same way, so that writers allocate nothing in
+ *   the common case; an evicted owner gets a private copy.
+ *
+ * Writer fields used here: `_buf` (a `Buffer`), `_start`, `_pos`, `_end` (byte indices in it),
+ * `_home` (which of the above), `_e` (entries) and `_ne`.
+ */
+
+const { markAsUntransferable } = require('worker_threads');
+const { P } = require('./tape');
+
+/**
+ * A `Uint8Array` with `Buffer.prototype`: how Node itself makes `Buffer`s (its internal
+ * `FastBuffer`), at the cost of a typed-array view (~35 ns) instead of `Buffer.from(ab, off, n)`
+ * (~80 ns).
+ */
+class ResultBuffer extends Uint8Array {}
+Object.setPrototypeOf(ResultBuffer.prototype, Buffer.prototype);
+Object.defineProperty(ResultBuffer.prototype, 'constructor', { value: Buffer, writable: true, configurable: true });
+
+/** Where a writer's bytes are: `_home` values. */
+const SLAB = 0;
+const LARGE = 1;
+const PRIVATE = 2;
+/** After `finish()`: the writer's content is the result it returned, which it never writes. */
+const SEALED = 3;
+
+/** Bytes of a slab. One long-lived small result pins its slab, as with Node's pool (8 KiB);
+ * a larger slab makes starting one (~2 µs for fresh pages) rare: once per ~600 messages of
+ * 100 bytes. */
+const SLAB_BYTES = 64 * 1024;
+/** A writer created with less free tail than this starts a new slab rather than move soon. */
+const MIN_ROOM = 1024;
+/** The smallest large buffer, and the largest one kept between messages: a 1 GiB message
+ * should not pin 2 GiB forever. */
+const LARGE_MIN = 256 * 1024;
+const LARGE_KEEP = 16 * 1024 * 1024;
+/** Entry words the shared entry array starts with (64 entries). */
+const ENTRIES_MIN = 256;
+const NO_ENTRIES = new Int32Array(0);
+
+let slabBytes = SLAB_BYTES;
+/** First free byte of the slab. */
+let top = 0;
+let slab = newSlab();
+/** The writer that owns the slab's free tail, or null. */
+let owner = null;
+let large = null;
+let largeOwner = null;
+let entries = new Int32Array(ENTRIES_MIN);
+let entriesOwner = null;
+
+/**
+ * A new slab: uninitialized memory (writers write every byte they return), marked so that
+ * `postMessage` cannot transfer it away from the results it holds, as Node marks its pool.
+ * @returns {Buffer} Slab
+ */
+function newSlab() {
+  const buf = Buffer.allocUnsafeSlow(slabBytes);
+  markAsUntransferable(buf.buffer);
+  top = 0;
+  return buf;
+}
+
+/**
+ * Throws the `RangeError` for a message over `P.MAX_OUTPUT` bytes.
+ * @param {number} size Bytes the message would have (at least)
+ * @returns {never} Throws
+ */
+function tooLarge(size) {
+  throw new RangeError(`protobufjs-rustwriter: message too large: ${size} bytes exceeds the limit of ${P.MAX_OUTPUT} bytes`);
+}
+
+/**
+ * Sets up a new writer in the slab's free tail, and gives it the shared entry array.
+ * @param {object} w Writer
+ * @returns {undefined}
+ */
+function claim(w) {
+  if (owner !== null) evict(owner);
+  if (entriesOwner !== null) entriesOwner._e = entries.slice();
+  if (slab.length - top < MIN_ROOM) slab = newSlab();
+  w._buf = slab;
+  w._start = top;
+  w._pos = top;
+  w._end = slab.length;
+  w._home = SLAB;
+  w._e = entries;
+  owner = w;
+  entriesOwner = w;
+}
+
+/**
+ * Takes the slab's free tail from `w`: it keeps the bytes it wrote (the tail now starts after
+ * them) and moves on its next write.
+ * @param {object} w Writer
+ * @returns {undefined}
+ */
+function evict(w) {
+  w._end = w._pos;
+  top = (w._pos + 7) & ~7;
+  owner = null;
+}
+
+/**
+ * Moves `w` to memory with room for `n` more bytes and returns its new write position.
+ * @param {object} w Writer
+ * @param {number} n Bytes needed after `w._pos`
+ * @returns {number} The new `w._pos`
+ */
+function grow(w, n) {
+  const used = w._pos - w._start;
+  const need = used + n;
+  if (need > P.MAX_OUTPUT) tooLarge(need);
+  const from = w._buf;
+  if (w._home === SEALED && from.length < w._pos) {
+    throw new Error('protobufjs-rustwriter: the Buffer finish() returned was detached, so this writer cannot continue from it');
+  }
+  const fromStart = w._start;
+  // Give the old place back first; the copy below runs before anyone can write there.
+  if (owner === w) {
+    owner = null;
+    top = fromStart;
+  }
+  let to;
+  let at = 0;
+  if (need <= slabBytes >>> 2 && owner === null) {
+    if (slab.length - top < need + MIN_ROOM) slab = newSlab();
+    to = slab;
+    at = top;
+    w._home = SLAB;
+    owner = w;
+  } else if (need > slabBytes >>> 2) {
+    if (largeOwner !== null && largeOwner !== w) {
+      largeOwner._home = PRIVATE; // it keeps the old large buffer as its own
+      large = null;
+    }
+    if (large === null || large.length < need) large = Buffer.allocUnsafeSlow(Math.max(2 * need, LARGE_MIN));
+    to = large;
+    w._home = LARGE;
+    largeOwner = w;
+  } else {
+    to = Buffer.allocUnsafeSlow(2 * need);
+    w._home = PRIVATE;
+  }
+  if (to !== from || at !== fromStart) to.set(from.subarray(fromStart, fromStart + used), at);
+  w._buf = to;
+  w._start = at;
+  w._end = to.length;
+  return (w._pos = at + used);
+}
+
+/**
+ * Room for `n` more entry words in `w._e`: the shared array if free, else a larger copy.
+ * @param {object} w Writer
+ * @param {number} n Words needed after `w._ne`
+ * @returns {Int32Array} The new `w._e`
+ */
+function growEntries(w, n) {
+  const need = w._ne + n;
+  const old = w._e;
+  let e;
+  if (entriesOwner === null && entries.length >= need) {
+    e = entries;
+    entriesOwner = w;
+  } else {
+    e = new Int32Array(Math.max(2 * need, ENTRIES_MIN));
+    if (entriesOwner === w || entriesOwner === null) {
+      entries = e;
+      entriesOwner = w;
+    }
+  }
+  if (e !== old) e.set(old.subarray(0, w._ne));
+  return (w._e = e);
+}
+
+/**
+ * Hands back what `w` owns once `finish()` has made its result, and makes the result its content.
+ * @param {object} w Writer
+ * @param {Buffer} result What `finish()` returns
+ * @param {number} slabEnd Where the result ends in the slab if it is a view of `w`'s region
+ * there, else -1
+ * @returns {undefined}
+ */
+function seal(w, result, slabEnd) {
+  if (owner === w) {
+    owner = null;
+    top = slabEnd >= 0 ? (slabEnd + 7) & ~7 : w._start;
+  }
+  if (largeOwner === w) {
+    largeOwner = null;
+    if (large.length > LARGE_KEEP) large = null;
+  }
+  if (entriesOwner === w) entriesOwner = null;
+  w._buf = result;
+  w._start = 0;
+  w._pos = result.length;
+  w._end = 0; // any write moves it first, even after reset(): the result never changes
+  w._home = SEALED;
+  w._e = NO_ENTRIES;
+}
+
+/**
+ * Whether `w` owns the slab's free tail, so that it can assemble its result in place there.
+ * @param {object} w Writer
+ * @returns {boolean} Whether it does
+ */
+function ownsTail(w) {
+  return owner === w;
+}
+
+/**
+ * A result `Buffer` of `n` bytes: from the slab when small and no writer owns its tail, else
+ * from `Buffer.allocUnsafe`.
+ * @param {number} n Bytes
+ * @returns {Buffer} Uninitialized result
+ */
+function allocResult(n) {
+  if (n <= slabBytes >>> 2 && owner === null) {
+    if (slab.length - top < n) slab = newSlab();
+    const result = new ResultBuffer(slab.buffer, slab.byteOffset + top, n);
+    top = (top + n + 7) & ~7;
+    return result;
+  }
+  return Buffer.allocUnsafe(n);
+}
+
+/**
+ * A view of `len` bytes of `buf` from `start`, as a `Buffer`.
+ * @param {Buffer} buf Buffer
+ * @param {number} start Byte index
+ * @param {number} len Bytes
+ * @returns {Buffer} View
+ */
+function view(buf, start, len) {
+  return new ResultBuffer(buf.buffer, buf.byteOffset + start, len);
+}
+
+/**
+ * @returns {number} Bytes of a slab
+ */
+function slabSize() {
+  return slabBytes;
+}
+
+/**
+ * For tests: the slab size (small slabs send more messages through the large and private paths).
+ * @param {number} bytes Bytes
+ * @returns {number} The previous size
+ */
+function setSlabBytes(bytes) {
+  const previous = slabBytes;
+  slabBytes = bytes;
+  if (owner !== null) evict(owner);
+  slab = newSlab();
+  return previous;
+}
+
+module.exports = {
+  SLAB, LARGE, PRIVATE, SEALED, NO_ENTRIES,
+  claim, grow, growEntries, seal, ownsTail, allocResult, view, tooLarge, slabSize, setSlabBytes,
+};
