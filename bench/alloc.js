@@ -1,7 +1,13 @@
 'use strict';
 
 /**
- * Bytes allocated per benchmark op, for one contender's op.
+ * Bytes allocated per benchmark op, for one contender's op, measured in a child process of its
+ * own: `node --expose-gc --max-semi-space-size=64 --min-semi-space-size=64 bench/alloc.js <case>
+ * <contender>...` (ALLOC_FLAGS), which bench/index.js starts per case after timing it. The flags
+ * are what the measurement needs and what the timing process must not have: a 64 MB new space
+ * lets a window run without a scavenge, and under default flags it would also hide the cost of the
+ * garbage every encode makes. The child builds the case from the same seed, warms each op, then
+ * measures it.
  *
  * Method: after a full `gc()`, run the op N times in a window in which no GC may happen, and take
  * the growth of
@@ -17,10 +23,11 @@
  * it is spread over the ops that share it only when N is large; several windows give a spread.
  *
  * Needs `--expose-gc`, and a new space larger than a window's allocations
- * (`--min-semi-space-size`, set by `npm run bench`). A window in which a GC happened anyway
- * (PerformanceObserver 'gc' entries) is discarded and N halved.
+ * (`--min-semi-space-size`). A window in which a GC happened anyway (PerformanceObserver 'gc'
+ * entries) is discarded and N halved.
  */
 
+const { execFile } = require('child_process');
 const v8 = require('v8');
 const { PerformanceObserver, performance } = require('perf_hooks');
 const { setTimeout: sleep } = require('timers/promises');
@@ -46,6 +53,14 @@ const NOISY_SPREAD = 0.1;
 const GC_REPORT_DELAY_MS = 20;
 /** Heap spaces that ops allocate in. */
 const HEAP_SPACES = new Set(['new_space', 'new_large_object_space', 'old_space', 'large_object_space']);
+/** Node flags of the child process (and only of it). */
+const ALLOC_FLAGS = ['--expose-gc', '--max-semi-space-size=64', '--min-semi-space-size=64'];
+/** Each op runs this long before it is measured, so that it runs optimized code (the timing process warmed its own copy). */
+const WARM_MS = 250;
+/** A child measures a case's contenders in well under a minute; a hung one must not hang the benchmark. */
+const CHILD_TIMEOUT_MS = 180000;
+/** Room for the child's JSON answer. */
+const CHILD_MAX_BUFFER = 1 << 20;
 
 const gcEntries = [];
 let observer = null;
@@ -55,10 +70,10 @@ let observer = null;
  * @returns {undefined}
  */
 function assertSetUp() {
-  if (typeof globalThis.gc !== 'function') throw new Error('allocation measurement needs node --expose-gc (npm run bench)');
+  if (typeof globalThis.gc !== 'function') throw new Error(`allocation measurement needs node ${ALLOC_FLAGS.join(' ')}`);
   const newSpace = v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space');
   if (newSpace.space_size < 2 * WINDOW_BUDGET) {
-    throw new Error('allocation measurement needs a large new space: node --min-semi-space-size=64 (npm run bench)');
+    throw new Error(`allocation measurement needs a large new space: node ${ALLOC_FLAGS.join(' ')}`);
   }
   if (!observer) {
     observer = new PerformanceObserver((list) => gcEntries.push(...list.getEntries()));
@@ -186,4 +201,73 @@ async function measureAllocation(fn, resultBytes) {
   };
 }
 
-module.exports = { measureAllocation, assertSetUp };
+/**
+ * Runs `fn` for WARM_MS.
+ * @param {() => *} fn Op
+ * @returns {undefined}
+ */
+function warm(fn) {
+  const end = performance.now() + WARM_MS;
+  while (performance.now() < end) for (let i = 0; i < 10; ++i) fn();
+}
+
+/**
+ * The child's work: builds a case, then warms and measures each named contender's op.
+ * @param {string} id Case id
+ * @param {string[]} keys Contender keys
+ * @returns {Promise<Object<string, object>>} measureAllocation's result per key
+ */
+async function measureCase(id, keys) {
+  assertSetUp();
+  // Required here, in the child only: bench/cases.js loads the writers.
+  const { CASES, PROTO_FILE, contendersOf, prepareCase } = require('./cases');
+  const { loadStaticModules } = require('./static');
+  const c = CASES.find((x) => x.id === id);
+  if (!c) throw new Error(`unknown case ${id}`);
+  const wanted = contendersOf(c).filter((contender) => keys.includes(contender.key));
+  const statics = c.codegen === 'static' ? await loadStaticModules(PROTO_FILE, wanted) : null;
+  const out = {};
+  for (const { key, fn } of prepareCase(c, statics, keys)) {
+    warm(fn);
+    out[key] = await measureAllocation(fn, fn().length);
+  }
+  return out;
+}
+
+/**
+ * Bytes allocated per op of some contenders of a case, measured in a child process with
+ * ALLOC_FLAGS. Never rejects: a failed child gives every contender an `error`.
+ * @param {string} id Case id
+ * @param {string[]} keys Contender keys
+ * @returns {Promise<Object<string, object>>} measureAllocation's result (or `{error}`) per key
+ */
+function measureInChild(id, keys) {
+  const args = [...ALLOC_FLAGS, __filename, id, ...keys];
+  return new Promise((resolve) => {
+    execFile(process.execPath, args, { timeout: CHILD_TIMEOUT_MS, maxBuffer: CHILD_MAX_BUFFER }, (err, stdout, stderr) => {
+      let result = null;
+      if (!err) {
+        try {
+          result = JSON.parse(stdout);
+        } catch (parseError) {
+          err = parseError;
+        }
+      }
+      if (err) {
+        const why = `allocation child failed: ${(stderr || String(err)).trim().split('\n').pop()}`;
+        result = Object.fromEntries(keys.map((key) => [key, { error: why }]));
+      }
+      resolve(result);
+    });
+  });
+}
+
+module.exports = { measureInChild, ALLOC_FLAGS };
+
+if (require.main === module) {
+  const [id, ...keys] = process.argv.slice(2);
+  measureCase(id, keys).then((out) => process.stdout.write(`${JSON.stringify(out)}\n`), (err) => {
+    process.stderr.write(`${err.stack || err}\n`);
+    process.exitCode = 1;
+  });
+}

@@ -3,13 +3,13 @@
 /**
  * The cases and contenders of `npm run bench`.
  *
- * A case is a message (or a list of messages, for `stream`) of bench/fixtures/bench.proto, built
- * from seeded data (bench/data.js), and a way to encode it. Each contender encodes it through its
- * own copy of the generated code: a Root parsed for that case and contender alone (reflection), or
- * its own static module (bench/static.js), so each generated encoder only ever sees one writer
- * class and one kind of input, as in a real process; encoders shared between writers or inputs
- * would turn polymorphic and slow every contender down. What stays shared is each library's
- * writer, as in any process that encodes more than one message type.
+ * A case is a message (or a list of messages, for `stream`) of a schema in bench/fixtures/, built
+ * from seeded data (bench/data.js, bench/data-modelled.js), and a way to encode it. Each contender
+ * encodes it through its own copy of the generated code: a Root parsed for that case and contender
+ * alone (reflection), or its own static module (bench/static.js), so each generated encoder only
+ * ever sees one writer class and one kind of input, as in a real process; encoders shared between
+ * writers or inputs would turn polymorphic and slow every contender down. What stays shared is
+ * each library's writer, as in any process that encodes more than one message type.
  */
 
 const assert = require('assert');
@@ -19,8 +19,12 @@ const protobuf7 = require('protobufjs7');
 const { RustWriter } = require('..');
 const { prng } = require('../test/helpers');
 const data = require('./data');
+const modelled = require('./data-modelled');
+const { NullWriter } = require('./null-writer');
 
-const PROTO_FILE = path.join(__dirname, 'fixtures', 'bench.proto');
+const FIXTURES = path.join(__dirname, 'fixtures');
+/** The schema of every case that names no other (and of the `static` case's generated code). */
+const PROTO_FILE = path.join(FIXTURES, 'bench.proto');
 /** One seed for every case: each case's data depends only on its own builder. */
 const SEED = 42;
 
@@ -28,25 +32,42 @@ const VERSION_8 = require('protobufjs/package.json').version;
 const VERSION_7 = require('protobufjs7/package.json').version;
 
 /**
- * The contenders: protobufjs 8.8.1 and 7.6.6 with their own writers, and RustWriter driven by
- * protobufjs 8.8.1's generated code. The first is the reference for the byte check.
+ * The contenders, in the order each round times them. `op` is what one op does (OP_SOURCES);
+ * `checked` contenders must produce the reference's bytes (the first one's, protobufjs 8.8.1's);
+ * `breakdown` contenders (a writer that writes nothing, RustWriter without `finish()`) produce no
+ * bytes to check and only feed the breakdown of where the time goes; `pbjs7Codegen` is timed only
+ * on the cases that ask for it (RustWriter driven by protobufjs 7.6.6's generated code).
  */
 const CONTENDERS = [
-  { key: 'pbjs8', name: `protobufjs ${VERSION_8}`, pkg: 'protobufjs', pb: protobuf, writer: protobuf.Writer },
-  { key: 'pbjs7', name: `protobufjs ${VERSION_7}`, pkg: 'protobufjs7', pb: protobuf7, writer: protobuf7.Writer },
-  { key: 'rust', name: `RustWriter (${VERSION_8} codegen)`, pkg: 'protobufjs', pb: protobuf, writer: RustWriter },
+  { key: 'pbjs8', name: `protobufjs ${VERSION_8}`, pkg: 'protobufjs', pb: protobuf, writer: protobuf.Writer, op: 'own', checked: true },
+  { key: 'pbjs7', name: `protobufjs ${VERSION_7}`, pkg: 'protobufjs7', pb: protobuf7, writer: protobuf7.Writer, op: 'own', checked: true },
+  { key: 'rust', name: `RustWriter (${VERSION_8} codegen)`, pkg: 'protobufjs', pb: protobuf, writer: RustWriter, op: 'passed', checked: true },
+  {
+    key: 'rust7', name: `RustWriter (${VERSION_7} codegen)`, pkg: 'protobufjs7', pb: protobuf7, writer: RustWriter, op: 'passed',
+    checked: true, pbjs7Codegen: true,
+  },
+  {
+    key: 'record', name: `RustWriter recording only (${VERSION_8} codegen)`, pkg: 'protobufjs', pb: protobuf, writer: RustWriter,
+    op: 'record', breakdown: true,
+  },
+  { key: 'null', name: `null writer (${VERSION_8} codegen)`, pkg: 'protobufjs', pb: protobuf, writer: NullWriter, op: 'passed', breakdown: true },
 ];
 
 /**
- * What one benchmark op does, per mode. `T` is the message type, `m` the input, `Writer` the
- * contender's writer class. protobufjs's own writer is left to the encoder (`Writer.create()`
- * inside `encode`), as users call it; RustWriter is passed in.
+ * What one benchmark op does, per mode and contender `op`. `T` is the message type, `m` the input,
+ * `Writer` the contender's writer class. protobufjs's own writer is left to the encoder
+ * (`Writer.create()` inside `encode`), as users call it; other writers are passed in. `record`
+ * stops before `finish()` and returns the writer.
  */
-const STREAM_SOURCE =
-  'const w = Writer.create(); for (let i = 0; i < m.length; ++i) T.encodeDelimited(m[i], w); return w.finish();';
+const STREAM_RECORD = 'const w = Writer.create(); for (let i = 0; i < m.length; ++i) T.encodeDelimited(m[i], w); return w;';
+const STREAM_SOURCE = STREAM_RECORD.replace('return w;', 'return w.finish();');
 const OP_SOURCES = {
-  single: { own: 'return T.encode(m).finish();', passed: 'return T.encode(m, Writer.create()).finish();' },
-  stream: { own: STREAM_SOURCE, passed: STREAM_SOURCE },
+  single: {
+    own: 'return T.encode(m).finish();',
+    passed: 'return T.encode(m, Writer.create()).finish();',
+    record: 'return T.encode(m, Writer.create());',
+  },
+  stream: { own: STREAM_SOURCE, passed: STREAM_SOURCE, record: STREAM_RECORD },
 };
 
 /** Shortest and longest encoded lengths the large case must have on both sides of. */
@@ -72,10 +93,25 @@ function assertLengthsCross(root, message) {
 
 /**
  * The cases, in run order. `group` lets a command line select all variants of a case at once;
- * `rustInput` maps the input to what RustWriter gets (BigInts for `int64-bigint`, where the
- * protobufjs writers, which cannot take BigInt, get the equal `Long`s).
+ * `proto` is the schema (default bench.proto); `rustInput` maps the input to what RustWriter gets
+ * (BigInts for `int64-bigint`, where the protobufjs writers, which cannot take BigInt, get the
+ * equal `Long`s); `decoded` gives each contender the input as its own `Type.decode` leaves it;
+ * `pbjs7Codegen` adds RustWriter driven by protobufjs 7.6.6's generated code, which writes packed
+ * fields one element at a time (`fork()`, one `uint32(v)` per element, `ldelim()`).
  */
 const CASES = [
+  {
+    id: 'common', group: 'common', title: 'common ~80 B nested', type: 'common.Common', proto: 'common.proto',
+    build: modelled.common, pbjs7Codegen: true,
+  },
+  {
+    id: 'catalog', group: 'catalog', title: 'catalog ~16 KB, int32 maps', type: 'catalog.Catalog', proto: 'catalog.proto',
+    build: modelled.catalog,
+  },
+  {
+    id: 'tile', group: 'tile', title: 'vector tile ~125 KB, decoded', type: 'vector_tile.Tile', proto: 'vector_tile.proto',
+    build: modelled.tile, decoded: true, pbjs7Codegen: true,
+  },
   { id: 'tiny', group: 'tiny', title: 'tiny {uint32, string}', type: 'bench.Tiny', build: data.tiny },
   { id: 'small', group: 'small', title: 'small nested, reflection', type: 'bench.Small', build: data.small },
   { id: 'strings', group: 'strings', title: 'string-heavy', type: 'bench.Strings', build: data.strings },
@@ -88,7 +124,10 @@ const CASES = [
     id: 'int64-bigint', group: 'int64', title: '64-bit ×500, BigInt', type: 'bench.Longs',
     build: (r) => data.longs(r, 'long'), rustInput: data.toBigInts,
   },
-  { id: 'packed-array', group: 'packed', title: 'packed ×4×10k, arrays', type: 'bench.Packed', build: (r) => data.packed(r, false) },
+  {
+    id: 'packed-array', group: 'packed', title: 'packed ×4×10k, arrays', type: 'bench.Packed', build: (r) => data.packed(r, false),
+    pbjs7Codegen: true,
+  },
   {
     id: 'packed-typed', group: 'packed', title: 'packed ×4×10k, typed arrays', type: 'bench.Packed',
     build: (r) => data.packed(r, true),
@@ -97,7 +136,7 @@ const CASES = [
   { id: 'large', group: 'large', title: 'large nested ~1 MB', type: 'bench.Large', build: data.large, verify: assertLengthsCross },
   {
     id: 'stream', group: 'stream', title: `stream ×${data.STREAM_LENGTH} delimited`, type: 'bench.Small', build: data.stream,
-    mode: 'stream', messagesPerOp: data.STREAM_LENGTH,
+    mode: 'stream', messagesPerOp: data.STREAM_LENGTH, pbjs7Codegen: true,
   },
   { id: 'static', group: 'static', title: 'small nested, pbjs static code', type: 'bench.Small', build: data.small, codegen: 'static' },
 ];
@@ -128,6 +167,15 @@ function compileOp(source, T, m, Writer) {
 }
 
 /**
+ * The schema file of a case.
+ * @param {object} c Case
+ * @returns {string} Path
+ */
+function protoFileOf(c) {
+  return c.proto ? path.join(FIXTURES, c.proto) : PROTO_FILE;
+}
+
+/**
  * The message type a contender encodes a case with.
  * @param {object} c Case
  * @param {object} contender Contender
@@ -136,25 +184,40 @@ function compileOp(source, T, m, Writer) {
  */
 function typeFor(c, contender, statics) {
   if (c.codegen === 'static') return c.type.split('.').reduce((ns, name) => ns[name], statics[contender.key]);
-  return new contender.pb.Root().loadSync(PROTO_FILE).lookupType(c.type);
+  return new contender.pb.Root().loadSync(protoFileOf(c)).lookupType(c.type);
+}
+
+/**
+ * The contenders a case times.
+ * @param {object} c Case
+ * @returns {object[]} Entries of CONTENDERS, in order
+ */
+function contendersOf(c) {
+  return CONTENDERS.filter((contender) => !contender.pbjs7Codegen || c.pbjs7Codegen);
 }
 
 /**
  * The contenders of one case, with their ops, ready for bench/suite.js.
  * @param {object} c Case
  * @param {Object<string, object>|null} statics Static modules per contender key (static case only)
- * @returns {Array<{key: string, name: string, fn: () => Uint8Array}>} Contenders, reference first
+ * @param {string[]} [keys] Only these contenders (default: all of the case's)
+ * @returns {Array<{key: string, name: string, checked: boolean, fn: () => *}>} Contenders, reference first
  */
-function prepareCase(c, statics) {
+function prepareCase(c, statics, keys) {
   const input = c.build(prng(SEED));
   if (c.verify) c.verify(new protobuf.Root().loadSync(PROTO_FILE), input);
+  // Encoded once by protobufjs 8.8.1; each contender then decodes these bytes with its own type.
+  const encoded = c.decoded ? new protobuf.Root().loadSync(protoFileOf(c)).lookupType(c.type).encode(input).finish() : null;
   const sources = OP_SOURCES[c.mode || 'single'];
-  return CONTENDERS.map((contender) => {
-    const rust = contender.writer === RustWriter;
-    const m = rust && c.rustInput ? c.rustInput(input) : input;
-    const source = rust ? sources.passed : sources.own;
-    return { key: contender.key, name: contender.name, fn: compileOp(source, typeFor(c, contender, statics), m, contender.writer) };
+  const chosen = contendersOf(c).filter((contender) => !keys || keys.includes(contender.key));
+  return chosen.map((contender) => {
+    const T = typeFor(c, contender, statics);
+    let m = encoded ? T.decode(encoded) : input;
+    // Every writer but protobufjs's own takes the case's RustWriter input (BigInts for int64-bigint).
+    if (contender.op !== 'own' && c.rustInput) m = c.rustInput(m);
+    const fn = compileOp(sources[contender.op], T, m, contender.writer);
+    return { key: contender.key, name: contender.name, checked: Boolean(contender.checked), fn };
   });
 }
 
-module.exports = { CASES, CONTENDERS, PROTO_FILE, selectCases, prepareCase };
+module.exports = { CASES, CONTENDERS, PROTO_FILE, selectCases, contendersOf, prepareCase };

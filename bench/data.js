@@ -297,4 +297,4 @@ function stream(r) {
   return Array.from({ length: STREAM_LENGTH }, () => small(r));
 }
 
-module.exports = { tiny, small, strings, longs, toBigInts, packed, blobs, large, stream, STREAM_LENGTH };
+module.exports = { tiny, small, strings, longs, toBigInts, packed, blobs, large, stream, STREAM_LENGTH, nonZero, words, text };

@@ -15,6 +15,17 @@ function opsPerSecond(hz) {
 }
 
 /**
+ * Time per op from ops per second, in ns, µs or ms, three significant digits at most.
+ * @param {number} hz Ops per second
+ * @returns {string} e.g. "812 ns", "12.3 µs", "1.02 ms"
+ */
+function timePerOp(hz) {
+  const ns = 1e9 / hz;
+  const [value, unit] = ns < 1e3 ? [ns, 'ns'] : ns < 1e6 ? [ns / 1e3, 'µs'] : [ns / 1e6, 'ms'];
+  return `${value < 100 ? value.toPrecision(3) : Math.round(value)} ${unit}`;
+}
+
+/**
  * A ratio as "1.23x".
  * @param {number} ratio Ratio
  * @returns {string} Text
@@ -65,4 +76,4 @@ function commitLine(run) {
   return `commit ${run.git.commit.slice(0, 7)}${run.git.dirty ? ' (plus uncommitted changes)' : ''}`;
 }
 
-module.exports = { opsPerSecond, ratio, byteSize, duration, machineLine, commitLine };
+module.exports = { opsPerSecond, timePerOp, ratio, byteSize, duration, machineLine, commitLine };

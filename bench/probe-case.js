@@ -5,7 +5,8 @@
  *
  *   perf record -g node --perf-basic-prof bench/probe-case.js strings rust 5
  *
- * Arguments: case id, contender key (pbjs8, pbjs7, rust), seconds (default 5).
+ * Arguments: case id, contender key (pbjs8, pbjs7, rust, rust7, record, null; bench/cases.js),
+ * seconds (default 5).
  */
 
 const { CASES, prepareCase } = require('./cases');
@@ -14,7 +15,7 @@ const [id = 'small', key = 'rust', seconds = '5'] = process.argv.slice(2);
 const c = CASES.find((x) => x.id === id);
 if (!c) throw new Error(`unknown case ${id}`);
 if (c.codegen === 'static') throw new Error('the static case needs bench/static.js; probe a reflection case');
-const contender = prepareCase(c, null).find((x) => x.key === key);
+const [contender] = prepareCase(c, null, [key]);
 if (!contender) throw new Error(`unknown contender ${key}`);
 const deadline = Date.now() + Number(seconds) * 1000;
 let ops = 0;

@@ -3,7 +3,8 @@
 /**
  * `node bench/render.js`: renders bench/results/latest.json (written by a full `npm run bench`,
  * which also runs this) into bench/results/latest.svg, a bar chart of RustWriter's ratios, and
- * into the README's benchmark table, between the markers below. Every number in either comes
+ * into the README's benchmark tables (speed, where the time goes, RustWriter under protobufjs
+ * 7.6.6's code, allocation, targets), between the markers below. Every number in either comes
  * from the JSON, so neither ever shows a number no run produced.
  */
 
@@ -36,6 +37,8 @@ const DOMAIN_PADDING = 1.25;
 const COLORS = { pbjs8: '#2f6fb0', pbjs7: '#e08a1e' };
 /** Tick mantissas of the log axis. */
 const TICK_MANTISSAS = [1, 2, 5];
+/** The contenders of the speed and allocation tables: the two protobufjs writers and RustWriter. */
+const MAIN_KEYS = ['pbjs8', 'pbjs7', 'rust'];
 
 /**
  * Escapes text for SVG/XML.
@@ -69,7 +72,7 @@ function logTicks(lo, hi) {
  * @returns {string} SVG document
  */
 function renderSvg(run) {
-  const [ref8, ref7] = run.contenders;
+  const [ref8, ref7] = ['pbjs8', 'pbjs7'].map((key) => contender(run, key));
   const ratios = run.cases.filter((c) => !c.error).flatMap((c) => [c.ratios.pbjs8, c.ratios.pbjs7]);
   const ticks = logTicks(Math.min(MIN_DOMAIN[0], ...ratios.map((r) => r / DOMAIN_PADDING)),
     Math.max(MIN_DOMAIN[1], ...ratios.map((r) => r * DOMAIN_PADDING)));
@@ -126,6 +129,25 @@ function runLine(run) {
 }
 
 /**
+ * A contender of a run, by key.
+ * @param {object} run Parsed latest.json
+ * @param {string} key Contender key
+ * @returns {{key: string, name: string}} Contender
+ */
+function contender(run, key) {
+  return run.contenders.find((c) => c.key === key);
+}
+
+/**
+ * A case's title with its messages per op.
+ * @param {object} c Case record
+ * @returns {string} Title
+ */
+function caseTitle(c) {
+  return c.messagesPerOp > 1 ? `${c.title} (${c.messagesPerOp} messages/op)` : c.title;
+}
+
+/**
  * A markdown table row.
  * @param {Array<string|number>} cells Cells
  * @returns {string} Row
@@ -140,55 +162,119 @@ function tableRow(cells) {
  * @returns {string} Cell
  */
 function allocCell(alloc) {
-  if (alloc.error) return 'n/a';
+  if (!alloc || alloc.error) return 'n/a';
   return `${alloc.noisy ? '~' : ''}${format.byteSize(alloc.total)} (${format.byteSize(alloc.beyondResult)})`;
 }
 
 /**
- * The README's benchmark section body: run line, chart, speed, allocation and target tables.
+ * The breakdown table: per case, time per op of protobufjs 8.8.1, the null writer, RustWriter
+ * recording only and in full (with each one's share of protobufjs 8.8.1's time), and native
+ * calls per op. Empty for a run without breakdowns.
+ * @param {object} run Parsed latest.json
+ * @returns {string[]} Markdown lines
+ */
+function breakdownTable(run) {
+  const cases = run.cases.filter((c) => !c.error && c.breakdown);
+  if (!cases.length) return [];
+  const keys = ['pbjs8', 'null', 'record', 'rust'];
+  const lines = [
+    tableRow(['case', ...keys.map((key) => contender(run, key).name), 'native calls per op']),
+    tableRow(['---', ...Array(keys.length + 1).fill('--:')]),
+  ];
+  for (const c of cases) {
+    const ns = c.breakdown.nsPerOp;
+    const cell = (key) => `${format.timePerOp(1e9 / ns[key])}${key === 'pbjs8' ? '' : ` (${Math.round((100 * ns[key]) / ns.pbjs8)}%)`}`;
+    const calls = c.breakdown.nativeCallsPerOp;
+    lines.push(tableRow([caseTitle(c), ...keys.map(cell), calls === null ? 'n/a' : calls.toFixed(2)]));
+  }
+  return [
+    'Where the time goes: time per op, and in parentheses its share of protobufjs 8.8.1\'s time, from the ' +
+      'medians above. The null writer is the floor no writer can beat; native calls are counted outside the timing:',
+    '',
+    ...lines,
+    '',
+  ];
+}
+
+/**
+ * The table of RustWriter driven by protobufjs 7.6.6's generated code, on the cases that time it.
+ * @param {object} run Parsed latest.json
+ * @returns {string[]} Markdown lines (none if no case did)
+ */
+function pbjs7CodegenTable(run) {
+  const cases = run.cases.filter((c) => !c.error && c.contenders.rust7);
+  if (!cases.length) return [];
+  const [ref7, rust7] = ['pbjs7', 'rust7'].map((key) => contender(run, key));
+  const lines = [
+    tableRow(['case', `${ref7.name} ops/s`, `${rust7.name} ops/s`, `vs ${ref7.name}`, `${ref7.name} allocated/op`,
+      `${rust7.name} allocated/op`]),
+    tableRow(['---', ...Array(5).fill('--:')]),
+  ];
+  for (const c of cases) {
+    const [a, b] = [c.contenders.pbjs7, c.contenders.rust7];
+    lines.push(tableRow([caseTitle(c), `${format.opsPerSecond(a.hz)} ±${a.rme.toFixed(1)}%`,
+      `${format.opsPerSecond(b.hz)} ±${b.rme.toFixed(1)}%`, format.ratio(c.ratios.rust7VsPbjs7), allocCell(a.alloc),
+      allocCell(b.alloc)]));
+  }
+  return [
+    'RustWriter driven by protobufjs 7.6.6\'s generated code, which writes packed fields one element at a time ' +
+      '(same run, same rounds):',
+    '',
+    ...lines,
+    '',
+  ];
+}
+
+/**
+ * The README's benchmark section body: run line, chart, speed, breakdown, protobufjs 7.6.6 code,
+ * allocation and target tables.
  * @param {object} run Parsed latest.json
  * @returns {string} Markdown, markers included
  */
 function renderMarkdown(run) {
-  const names = run.contenders.map((c) => c.name);
-  const [ref8, ref7, rust] = run.contenders;
+  const main = MAIN_KEYS.map((key) => contender(run, key));
+  const [ref8, ref7, rust] = main;
   const speed = [
-    tableRow(['case', 'bytes/op', ...names.map((n) => `${n} ops/s`), `vs ${ref8.name}`, `vs ${ref7.name}`, 'vs the faster']),
+    tableRow(['case', 'bytes/op', ...main.map((c) => `${c.name} ops/s`), `vs ${ref8.name}`, `vs ${ref7.name}`, 'vs the faster']),
     tableRow(['---', ...Array(7).fill('--:')]),
   ];
-  const alloc = [tableRow(['case', ...names]), tableRow(['---', ...Array(3).fill('--:')])];
+  const alloc = [tableRow(['case', ...main.map((c) => c.name)]), tableRow(['---', ...Array(3).fill('--:')])];
   for (const c of run.cases) {
-    const title = c.messagesPerOp > 1 ? `${c.title} (${c.messagesPerOp} messages/op)` : c.title;
+    const title = caseTitle(c);
     if (c.error) {
       speed.push(tableRow([title, c.bytes.toLocaleString('en-US'), 'bytes differ, not timed', '', '', '', '', '']));
       continue;
     }
-    const hz = run.contenders.map(({ key }) => {
+    const hz = MAIN_KEYS.map((key) => {
       const { hz: opsPerSecond, rme } = c.contenders[key];
       return `${format.opsPerSecond(opsPerSecond)} ±${rme.toFixed(1)}%`;
     });
     const r = c.ratios;
     speed.push(tableRow([title, c.bytes.toLocaleString('en-US'), ...hz, format.ratio(r.pbjs8), format.ratio(r.pbjs7),
       format.ratio(r.faster)]));
-    alloc.push(tableRow([title, ...run.contenders.map(({ key }) => allocCell(c.contenders[key].alloc))]));
+    alloc.push(tableRow([title, ...MAIN_KEYS.map((key) => allocCell(c.contenders[key].alloc))]));
   }
   const targets = [tableRow(['target', 'ratio', 'needed', '']), tableRow(['---', '--:', '--:', '---'])];
   for (const t of run.targets) {
     targets.push(tableRow([t.label, t.value === null ? '' : format.ratio(t.value), `≥ ${format.ratio(t.threshold)}`, t.status]));
   }
+  const allocFlags = run.options.allocationNodeFlags;
   return [
     START_MARKER,
     '<!-- Generated by bench/render.js from bench/results/latest.json: rerun `npm run bench` rather than editing. -->',
-    `${runLine(run)}; ${rust.name} vs ${ref8.name} and ${ref7.name}; the run took ` +
-      `${format.duration(run.runtimeSeconds)}.`,
+    `${runLine(run)}; ${rust.name} vs ${ref8.name} and ${ref7.name}; timed under Node flags ` +
+      `\`${run.options.nodeFlags.join(' ') || '(none)'}\`; the run took ${format.duration(run.runtimeSeconds)}.`,
     '',
     '![RustWriter ops/s over protobufjs ops/s per case](bench/results/latest.svg)',
     '',
     ...speed,
     '',
     ...run.notes.map((note) => `Noise: ${note}\n`),
+    ...breakdownTable(run),
+    ...pbjs7CodegenTable(run),
     'Allocated per op, JS heap + external memory, median of the measurement windows (in parentheses: beyond ' +
-      'the bytes of the result itself; ~: the windows spread more than 10%):',
+      'the bytes of the result itself; ~: the windows spread more than 10%)' +
+      `${allocFlags ? `, measured in a separate process run with \`node ${allocFlags.join(' ')}\`` : ''}:`,
     '',
     ...alloc,
     '',

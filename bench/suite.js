@@ -1,29 +1,55 @@
 'use strict';
 
 /**
- * The one benchmark wrapper: proves that every contender produces the reference's bytes (the
- * first contender's), then times them all in this process, then checks the bytes again (a writer
- * whose state drifts over many ops fails here).
+ * The one benchmark wrapper: proves that every checked contender produces the reference's bytes
+ * (the first contender's), then times them all in this process, then checks the bytes again (a
+ * writer whose state drifts over many ops fails here). Contenders that produce no bytes to check
+ * (the breakdown's null writer and recording-only RustWriter) are timed alike.
  *
  * Timing is interleaved in rounds: each round times every contender once, briefly (one
  * benchmark.js suite), and a contender's result is its median over the rounds. The machines this
  * runs on change speed by tens of percent over minutes; timing each contender in one long block
  * turned that drift into ratios that moved by 2x between runs, while contenders timed side by
  * side in every round see the same machine.
+ *
+ * Every benchmark starts after a full GC, so that no contender pays for collecting garbage an
+ * earlier one left (promoted to the old generation, which a later major GC would charge to
+ * whoever runs then); the garbage a contender makes while it is timed is its own cost. The
+ * process runs with Node's default flags: `gc()` comes from a new context (below), not from
+ * `--expose-gc`.
  */
 
 const Benchmark = require('benchmark');
+const v8 = require('v8');
+const vm = require('vm');
 
 /**
  * benchmark.js options per contender and round. maxTime is the sampling time (s) after which
- * benchmark.js stops once minSamples are in: 36 benchmarks × ROUNDS × ~0.8 s (cycle calibration
- * included), plus the allocation windows, keep `npm run bench` near 3 minutes on 2 cores.
+ * benchmark.js stops once minSamples are in; each benchmark also spends ~0.4 s compiling and
+ * calibrating its loop (measured on 2 cores), so a benchmark takes ~0.8 s. 79 benchmarks × ROUNDS,
+ * plus the allocation child processes (~5 s a case), keep `npm run bench` near 7 minutes on 2
+ * cores. (Before the breakdown contenders there were 36 benchmarks with 0.6 s of sampling: 3 minutes.)
  */
-const BENCH_OPTIONS = { minSamples: 5, maxTime: 0.6 };
+const BENCH_OPTIONS = { minSamples: 5, maxTime: 0.4 };
 /** Rounds of timing per case (odd, for a median). */
 const ROUNDS = 5;
 /** Bytes of context shown around the first differing byte. */
 const DIFF_CONTEXT = 8;
+
+/**
+ * V8's full GC. Setting --expose-gc at run time makes V8 install `gc` in contexts created
+ * afterwards only, so the benchmarked code's own context stays as under default flags.
+ */
+const collectGarbage = typeof globalThis.gc === 'function' ? globalThis.gc : exposeGc();
+
+/**
+ * `gc` of a new context, after setting --expose-gc.
+ * @returns {Function} gc
+ */
+function exposeGc() {
+  v8.setFlagsFromString('--expose-gc');
+  return vm.runInNewContext('gc');
+}
 
 /**
  * Where two outputs first differ, for a failure message.
@@ -41,14 +67,15 @@ function describeDiff(reference, other) {
 }
 
 /**
- * Runs every contender once and compares its bytes with the reference's.
- * @param {Array<{name: string, fn: () => Uint8Array}>} contenders Reference first
+ * Runs every checked contender once and compares its bytes with the reference's.
+ * @param {Array<{name: string, checked: boolean, fn: () => Uint8Array}>} contenders Reference first
  * @param {string} when 'before timing' or 'after timing'
  * @returns {{bytes: number, error: string|null}} Reference length, and the first mismatch
  */
 function checkBytes(contenders, when) {
-  const reference = { name: contenders[0].name, bytes: Buffer.from(contenders[0].fn()) };
-  for (const { name, fn } of contenders.slice(1)) {
+  const [first, ...others] = contenders.filter((c) => c.checked);
+  const reference = { name: first.name, bytes: Buffer.from(first.fn()) };
+  for (const { name, fn } of others) {
     const other = { name, bytes: Buffer.from(fn()) };
     if (!reference.bytes.equals(other.bytes)) return { bytes: reference.bytes.length, error: `${when}: ${describeDiff(reference, other)}` };
   }
@@ -58,7 +85,7 @@ function checkBytes(contenders, when) {
 /**
  * Checks the bytes, times every contender, checks the bytes again.
  * @param {string} name Case name
- * @param {Array<{key: string, name: string, fn: () => Uint8Array}>} contenders Reference first
+ * @param {Array<{key: string, name: string, checked: boolean, fn: () => *}>} contenders Reference first
  * @returns {{bytes: number, error: string|null, results: Array<{key: string, name: string, hz: number,
  *   rme: number, samples: number}>}} Results in contender order (none if the bytes differ)
  */
@@ -68,7 +95,7 @@ function runCase(name, contenders) {
   const rounds = contenders.map(() => []);
   for (let round = 0; round < ROUNDS; round++) {
     const suite = new Benchmark.Suite(name);
-    for (const { name: who, fn } of contenders) suite.add(who, fn, BENCH_OPTIONS);
+    for (const { name: who, fn } of contenders) suite.add(who, fn, { ...BENCH_OPTIONS, onStart: () => collectGarbage() });
     suite.run({ async: false });
     const thrown = Array.from(suite).find((bench) => bench.error);
     if (thrown) return { bytes: before.bytes, error: `while timing ${thrown.name}: ${thrown.error}`, results: [] };
