@@ -28,12 +28,13 @@ RustWriter.native = NATIVE;
 /**
  * For tests: moves the thresholds of lib/settings.js and the slab size, so one call sequence can
  * be run through every path. Returns the previous values.
- * @param {{runMin?: number, refMin?: number, slabBytes?: number}} options New values
- * @returns {{runMin: number, refMin: number, slabBytes: number}} Previous values
+ * @param {{runMin?: number, runMinTyped?: number, refMin?: number, slabBytes?: number}} options New values
+ * @returns {{runMin: number, runMinTyped: number, refMin: number, slabBytes: number}} Previous values
  */
 function configure(options) {
-  const previous = { runMin: settings.runMin, refMin: settings.refMin, slabBytes: memory.slabSize() };
+  const previous = { runMin: settings.runMin, runMinTyped: settings.runMinTyped, refMin: settings.refMin, slabBytes: memory.slabSize() };
   if (options.runMin !== undefined) settings.runMin = options.runMin;
+  if (options.runMinTyped !== undefined) settings.runMinTyped = options.runMinTyped;
   if (options.refMin !== undefined) settings.refMin = options.refMin;
   if (options.slabBytes !== undefined) memory.setSlabBytes(options.slabBytes);
   return previous;

@@ -93,7 +93,7 @@ function tooLarge(size) {
  */
 function claim(w) {
   if (owner !== null) evict(owner);
-  if (entriesOwner !== null) entriesOwner._e = entries.slice();
+  if (entriesOwner !== null) entriesOwner._e = entriesOwner._ne === 0 ? NO_ENTRIES : entries.slice(0, entriesOwner._ne);
   if (slab.length - top < MIN_ROOM) slab = newSlab();
   w._buf = slab;
   w._start = top;

@@ -30,6 +30,11 @@ const CHUNK = 16384;
  * DataView at 16). */
 const BULK_FLOATS_MIN = 16;
 
+/** Fields shorter than this are always written by JS, through a fast path whose element loop
+ * is a direct (inlinable) call; `bench/probe-runs.js` finds no field this short that the native
+ * encoder writes faster, from any source. */
+const SHORT = 128;
+
 /** How a packed method treats an odd `length`: see `oddLength`. */
 const VARINTS = 0;
 const FIXED = 1;
@@ -93,13 +98,77 @@ function recordRun(w, src, count, kind) {
 }
 
 /**
+ * Opens a short varint field: reserves its length placeholder and `maxBytes` after it.
+ * @param {RustWriter} w Writer
+ * @param {number} maxBytes Most bytes the elements take
+ * @returns {number} The placeholder's position
+ */
+function openShort(w, maxBytes) {
+  let p = w._pos;
+  if (p + 1 + maxBytes > w._end) p = w._grow(1 + maxBytes);
+  w._pos = p + 1 + maxBytes; // reserve first: converting an element may run user code
+  return p;
+}
+
+/**
+ * Closes a short varint field opened at `at` whose elements end at `end`.
+ * @param {RustWriter} w Writer
+ * @param {number} at The placeholder's position
+ * @param {number} end Position after the last element
+ * @returns {RustWriter} `w`
+ */
+function closeShort(w, at, end) {
+  w._pos = end;
+  const len = end - at - 1;
+  if (len < 128) {
+    w._buf[at] = len;
+    return w;
+  }
+  return w._delimit(at - w._start);
+}
+
+/**
+ * Whether `value` has an array length below `limit` (the fast paths' precondition).
+ * @param {{length: *}} value A packed method's argument
+ * @param {number} limit Exclusive bound
+ * @returns {boolean} Whether it has
+ */
+function isShort(value, limit) {
+  const n = value.length;
+  return n === n >>> 0 && n < limit;
+}
+
+/**
+ * The bound of the varint fast paths: {@link SHORT}, or lower when the tests send shorter fields
+ * to the native encoder (`settings.runMinTyped`).
+ * @returns {number} Bound
+ */
+function shortVarints() {
+  return SHORT < settings.runMinTyped ? SHORT : settings.runMinTyped;
+}
+
+/**
+ * Writes the length prefix of a short fixed-size field of `len` bytes and reserves them.
+ * @param {RustWriter} w Writer
+ * @param {number} len Bytes of the elements (below 128 * 8)
+ * @returns {number} Position of the first element
+ */
+function openFixed(w, len) {
+  let p = w._pos;
+  if (p + 2 + len > w._end) p = w._grow(2 + len);
+  p = putVarint32(w._buf, p, len);
+  w._pos = p + len;
+  return p;
+}
+
+/**
  * Whether a varint field of `count` elements goes to the native encoder.
  * @param {RustWriter} w Writer
  * @param {number} count Elements
  * @returns {boolean} Whether it does
  */
-function nativeRun(w, count) {
-  return count >= settings.runMin && w._runs < P.MAX_RUNS;
+function nativeRun(w, count, typed) {
+  return count >= (typed ? settings.runMinTyped : settings.runMin) && w._runs < P.MAX_RUNS;
 }
 
 /**
@@ -114,7 +183,7 @@ function nativeRun(w, count) {
  */
 function varints32(w, value, kind, loop, perElement) {
   const count = countOf(value, VARINTS);
-  if (NATIVE && nativeRun(w, count)) {
+  if (NATIVE && nativeRun(w, count, value instanceof Int32Array || value instanceof Uint32Array)) {
     let src = value;
     if (!(value instanceof Int32Array || value instanceof Uint32Array)) {
       src = new Int32Array(count); // the same ToInt32 bits as the loops' `>>> 0` and `| 0`
@@ -162,11 +231,21 @@ function writeLoop(w, value, count, loop, perElement) {
 function loopUint32(buf, p, value, i, stop) {
   for (; i < stop; ++i) {
     let v = value[i] >>> 0;
-    while (v > 127) {
-      buf[p++] = (v & 127) | 128;
-      v >>>= 7;
+    if (v < 128) {
+      buf[p++] = v;
+    } else if (v < 16384) {
+      // One- and two-byte values (most of a vector tile's geometry) without the loop. A
+      // Uint8Array store keeps the low 8 bits, so `v | 128` is the low 7 bits and the flag.
+      buf[p] = v | 128;
+      buf[p + 1] = v >>> 7;
+      p += 2;
+    } else {
+      while (v > 127) {
+        buf[p++] = v | 128;
+        v >>>= 7;
+      }
+      buf[p++] = v;
     }
-    buf[p++] = v;
   }
   return p;
 }
@@ -225,7 +304,7 @@ function loopSint64(buf, p, value, i, stop) {
  */
 function varints64(w, value, kind, loop) {
   const count = countOf(value, VARINTS);
-  if (NATIVE && (value instanceof BigInt64Array || value instanceof BigUint64Array) && nativeRun(w, count)) {
+  if (NATIVE && (value instanceof BigInt64Array || value instanceof BigUint64Array) && nativeRun(w, count, true)) {
     return recordRun(w, value, count, kind);
   }
   return writeLoop(w, value, count, loop, 10);
@@ -347,6 +426,10 @@ function loopBool(buf, p, value, i, stop) {
  * @returns {RustWriter} `this`
  */
 RustWriter.prototype.uint32s = function write_uint32s(value) {
+  if (isShort(value, shortVarints())) {
+    const at = openShort(this, 5 * value.length);
+    return closeShort(this, at, loopUint32(this._buf, at + 1, value, 0, value.length));
+  }
   return varints32(this, value, P.RUN_UINT32, loopUint32, 5);
 };
 
@@ -356,6 +439,10 @@ RustWriter.prototype.uint32s = function write_uint32s(value) {
  * @returns {RustWriter} `this`
  */
 RustWriter.prototype.int32s = function write_int32s(value) {
+  if (isShort(value, shortVarints())) {
+    const at = openShort(this, 10 * value.length);
+    return closeShort(this, at, loopInt32(this._buf, at + 1, value, 0, value.length));
+  }
   return varints32(this, value, P.RUN_INT32, loopInt32, 10);
 };
 
@@ -365,6 +452,10 @@ RustWriter.prototype.int32s = function write_int32s(value) {
  * @returns {RustWriter} `this`
  */
 RustWriter.prototype.sint32s = function write_sint32s(value) {
+  if (isShort(value, shortVarints())) {
+    const at = openShort(this, 5 * value.length);
+    return closeShort(this, at, loopSint32(this._buf, at + 1, value, 0, value.length));
+  }
   return varints32(this, value, P.RUN_SINT32, loopSint32, 5);
 };
 
@@ -400,6 +491,11 @@ RustWriter.prototype.sint64s = function write_sint64s(value) {
  * @returns {RustWriter} `this`
  */
 RustWriter.prototype.fixed32s = function write_fixed32s(value) {
+  if (isShort(value, SHORT)) {
+    const p = openFixed(this, 4 * value.length); // may move the writer: read _buf after it
+    loopFixed32(this._buf, p, value, 0, value.length);
+    return this;
+  }
   const count = countOf(value, FIXED);
   return fixedSize(this, value, count, 4, wireBytes(value, count, [Int32Array, Uint32Array]), true, loopFixed32);
 };
@@ -418,6 +514,11 @@ RustWriter.prototype.sfixed32s = RustWriter.prototype.fixed32s;
  * @returns {RustWriter} `this`
  */
 RustWriter.prototype.floats = function write_floats(value) {
+  if (isShort(value, BULK_FLOATS_MIN)) {
+    const p = openFixed(this, 4 * value.length); // may move the writer: read _buf after it
+    loopFloat(this._buf, p, value, 0, value.length);
+    return this;
+  }
   const count = countOf(value, FIXED);
   const own = wireBytes(value, count, [Float32Array]);
   if (own !== null) return fixedSize(this, value, count, 4, own, true, loopFloat);
@@ -430,6 +531,11 @@ RustWriter.prototype.floats = function write_floats(value) {
  * @returns {RustWriter} `this`
  */
 RustWriter.prototype.doubles = function write_doubles(value) {
+  if (isShort(value, BULK_FLOATS_MIN)) {
+    const p = openFixed(this, 8 * value.length); // may move the writer: read _buf after it
+    loopDouble(this._buf, p, value, 0, value.length);
+    return this;
+  }
   const count = countOf(value, FIXED);
   const own = wireBytes(value, count, [Float64Array]);
   if (own !== null) return fixedSize(this, value, count, 8, own, true, loopDouble);
@@ -460,6 +566,11 @@ RustWriter.prototype.sfixed64s = RustWriter.prototype.fixed64s;
  * @returns {RustWriter} `this`
  */
 RustWriter.prototype.bools = function write_bools(value) {
+  if (isShort(value, SHORT)) {
+    const p = openFixed(this, value.length); // may move the writer: read _buf after it
+    loopBool(this._buf, p, value, 0, value.length);
+    return this;
+  }
   return fixedSize(this, value, countOf(value, BOOLS), 1, null, false, loopBool);
 };
 

@@ -21,8 +21,8 @@ const { RustWriter, _testing } = require('..');
  */
 const PATHS = [
   ['with the shipped thresholds', {}],
-  ['with every packed varint field encoded natively', { runMin: 1 }],
-  ['with every byte written by JS', { runMin: Infinity, refMin: Infinity }],
+  ['with every packed varint field encoded natively', { runMin: 1, runMinTyped: 1 }],
+  ['with every byte written by JS', { runMin: Infinity, runMinTyped: Infinity, refMin: Infinity }],
   ['with 512-byte slabs and every array kept by reference', { refMin: 1, slabBytes: 512 }],
 ];
 
