@@ -47,6 +47,16 @@ function finish(w) {
     sealWith(w, result, start + total);
     return result;
   }
+  if (w._home === memory.LARGE || w._home === memory.PRIVATE) {
+    // Splice in place (`copyWithin` allocates nothing, where a copy into another buffer needs a
+    // `subarray` view per stretch: thousands for a 1 MB message), then copy out once.
+    if (start + total > w._buf.length) w._grow(total - (w._pos - start));
+    assemble(w, w._buf, w._start, total, nativeOut);
+    const result = memory.allocResult(total);
+    result.set(w._buf.subarray(w._start, w._start + total));
+    sealWith(w, result, -1);
+    return result;
+  }
   const result = memory.allocResult(total);
   assemble(w, result, 0, total, nativeOut);
   sealWith(w, result, -1);

@@ -2,9 +2,9 @@
 
 /**
  * Returned buffers never change: every result of many random encodes is kept with a hash taken
- * when it was returned, and all are checked at the end, after the slabs, pools, scratch buffer and
- * tape ring were reused many times, after results were transferred or detached by the caller,
- * and with `finish(true)` and `finishInto` in the mix.
+ * when it was returned, and all are checked at the end, after slabs, the large buffer, the entry
+ * array and the native blocks were reused many times, after results were transferred or detached
+ * by the caller, and with `finish(true)` and `finishInto` in the mix.
  */
 
 const assert = require('assert');
@@ -20,8 +20,9 @@ const COUNT = Number(process.env.RESULTS_COUNT || 100000);
 const hash = (bytes) => crypto.createHash('sha1').update(bytes).digest('hex');
 
 /**
- * Encodes one random message: small (JS replay), medium (slab), nested, large (its own Buffer),
- * with a referenced blob, or packed.
+ * Encodes one random message: small and medium (views of the slab), nested (spliced in place, or
+ * with forks left open), large (copied out of the large buffer), with a referenced blob, or with
+ * a long packed field (the native encoder).
  * @param {function} r Seeded generator
  * @returns {RustWriter} The writer, not finished
  */

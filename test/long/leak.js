@@ -2,8 +2,8 @@
 
 /**
  * Long leak check: `node --expose-gc test/long/leak.js [encodes]` (default 10,000,000) runs
- * mixed encodes (every replay path: JS pool, slab, scratch + writeInto, references, nested,
- * packed; results kept briefly, writers abandoned unfinished now and then) in one synchronous
+ * mixed encodes (every path: slab views, the large buffer, references, nested, native packed
+ * runs; results kept briefly, writers abandoned unfinished now and then) in one synchronous
  * loop. Memory (after a full GC) is sampled after warm-up and at every tenth of the run; it
  * fails if RSS or external memory ever exceeds the level after warm-up by more than LIMIT_MB, or
  * grows over the second half of the run by more than TREND_MB: a plateau passes, a slow leak
