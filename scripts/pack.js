@@ -1,14 +1,14 @@
 'use strict';
 
 /**
- * `npm run pack`: packs the main package and this machine's platform package into `dist/`,
+ * `npm run pack`: packs the main package and the platform packages built here into `dist/`,
  * ready for `npm publish <tarball>`:
  * - dist/protobufjs-rustwriter-<version>.tgz: the JS, types and protocol, with every platform
  *   package of package.json's `napi.targets` in `optionalDependencies` (npm installs the one that
  *   matches the user's os/cpu/libc and skips the others);
  * - dist/protobufjs-rustwriter-<platform>-<version>.tgz for each platform whose binary exists
- *   here (built by `npm run build`: linux-x64-gnu on the CI machine).
- * The other platforms' packages are built and packed the same way on their own machines.
+ *   at the package root: all six after `npm run build:all` (on Linux x64), only this machine's
+ *   after `npm run build`.
  */
 
 const { execFileSync } = require('child_process');

@@ -6,8 +6,10 @@
  * packages is ever fetched), then installs them into fresh temporary projects the way a user
  * would, with cargo and rustc removed from the PATH (`--prefer-offline`: the local tarballs, npm's
  * cache, and the npm registry for protobufjs and `long` when the cache lacks them), and checks:
- * 1. main + platform package: the addon loads, no warning, bytes identical to protobufjs, and the
- *    only platform package installed is the local one;
+ * 1. main package, with every platform package npm would fetch from the registry resolved to its
+ *    tarball in dist/ instead (package.json `overrides`): npm picks by os/cpu/libc as it would
+ *    from the registry, and the only platform package installed must be this machine's; the
+ *    addon loads, no warning, bytes identical to protobufjs;
  * 2. main package only (`--omit=optional`, as when optional dependencies are skipped): no
  *    platform package, the JS path is used, its warning appears once, bytes identical to
  *    protobufjs.
@@ -67,13 +69,15 @@ function assertRunsNothingAtInstall(tarball) {
  * Installs `tarballs` (and protobufjs) into a new project and runs the program there.
  * @param {string[]} tarballs Tarball paths
  * @param {string[]} flags Extra npm install flags
+ * @param {object} [overrides] The project's package.json `overrides`
  * @returns {{result: object, stderr: string, platforms: string[]}} The program's report, its
  * stderr, and the platform packages installed
  */
-function installAndRun(tarballs, flags) {
+function installAndRun(tarballs, flags, overrides = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rustwriter-pack-'));
   try {
-    fs.writeFileSync(path.join(dir, 'package.json'), '{"name": "user-project", "version": "1.0.0", "private": true}\n');
+    const project = { name: 'user-project', version: '1.0.0', private: true, overrides };
+    fs.writeFileSync(path.join(dir, 'package.json'), `${JSON.stringify(project, null, 2)}\n`);
     fs.writeFileSync(path.join(dir, 'program.js'), PROGRAM);
     const env = { ...process.env, PATH: PATH_WITHOUT_RUST };
     execFileSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', ...flags, ...tarballs, PROTOBUFJS], {
@@ -92,16 +96,23 @@ assert.ok(!spawnSync('cargo', ['--version'], { env: { ...process.env, PATH: PATH
   'cargo is still reachable without the Rust directories on the PATH');
 execFileSync(process.execPath, [path.join(__dirname, 'pack.js')], { stdio: 'inherit' });
 const main = path.join(DIST, `protobufjs-rustwriter-${version}.tgz`);
-const built = fs.readdirSync(DIST).find((f) => f.startsWith(`protobufjs-rustwriter-${process.platform}-${process.arch}`));
-assert.ok(built, `no platform package for ${process.platform}-${process.arch} in dist/`);
-const platform = path.join(DIST, built);
-for (const tarball of fs.readdirSync(DIST).filter((f) => f.endsWith('.tgz'))) assertRunsNothingAtInstall(path.join(DIST, tarball));
+const libc = process.platform !== 'linux' ? '' : process.report.getReport().header.glibcVersionRuntime ? '-gnu' : '-musl';
+const abi = process.platform === 'win32' ? '-msvc' : libc;
+const local = `protobufjs-rustwriter-${process.platform}-${process.arch}${abi}`;
+assert.ok(fs.existsSync(path.join(DIST, `${local}-${version}.tgz`)), `no platform package ${local} in dist/`);
+const tarballs = fs.readdirSync(DIST).filter((f) => f.endsWith('.tgz'));
+for (const tarball of tarballs) assertRunsNothingAtInstall(path.join(DIST, tarball));
+// Each platform package of the main package's optionalDependencies that is in dist/ (all six
+// after `npm run build:all`), resolved to its tarball.
+const overrides = Object.fromEntries(tarballs.filter((f) => f !== path.basename(main))
+  .map((f) => [f.slice(0, -`-${version}.tgz`.length), `file:${path.join(DIST, f)}`]));
+process.stdout.write(`platform packages offered to npm: ${Object.keys(overrides).join(', ')}\n`);
 
-const withAddon = installAndRun([main, platform], []);
+const withAddon = installAndRun([main], [], overrides);
 assert.deepStrictEqual(withAddon.result, { native: true, same: true });
-assert.deepStrictEqual(withAddon.platforms, [built.slice(0, -`-${version}.tgz`.length)]);
+assert.deepStrictEqual(withAddon.platforms, [local]);
 assert.ok(!withAddon.stderr.includes('ProtobufjsRustwriterWarning'), withAddon.stderr);
-process.stdout.write('installed with the platform package: the addon is used, bytes identical to protobufjs\n');
+process.stdout.write(`installed: npm chose ${local} of ${Object.keys(overrides).length}, the addon is used, bytes identical to protobufjs\n`);
 
 const withoutAddon = installAndRun([main], ['--omit=optional']);
 assert.deepStrictEqual(withoutAddon.result, { native: false, same: true });
