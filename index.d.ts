@@ -71,3 +71,26 @@ export interface ProtobufModule {
 export declare function install<T extends ProtobufModule>(protobuf: T): T;
 /** Restores protobufjs's own writer. */
 export declare function uninstall<T extends ProtobufModule>(protobuf: T): T;
+
+/** One protobufjs copy seen by `install()` or by the `register` preload. */
+export interface ProtobufCopyStatus {
+  /** Its package.json version, or null if its files could not be found. */
+  version: string | null;
+  /** Its package directory, or null if unknown. */
+  path: string | null;
+  /** Whether its `Writer.create` returns RustWriters now. */
+  installed: boolean;
+}
+
+/** What is in use. */
+export interface Status {
+  /** Whether the native addon is loaded (`false`: the JS path, same bytes). */
+  native: boolean;
+  /** Whether the `protobufjs-rustwriter/register` preload has hooked module loading. */
+  preload: boolean;
+  /** Each protobufjs copy seen, in the order seen. */
+  copies: ProtobufCopyStatus[];
+}
+
+/** Each protobufjs copy seen, and whether it writes through RustWriter. */
+export declare function status(): Status;

@@ -7,12 +7,14 @@
  * wire bytes as calls arrive) → lib/tape.js (what is left for later: entries) and
  * lib/memory.js (where the bytes go) → lib/finish.js (splicing the entries in, with one call
  * to lib/native.js for long packed fields) → the result. lib/install.js hooks a protobufjs
- * instance's `Writer.create`.
+ * instance's `Writer.create`; lib/register.js (the `register` preload) does it for every copy
+ * the process loads; lib/status.js reports what is in use.
  */
 
 const { RustWriter } = require('./lib/writer');
 require('./lib/packed');
 const { install, uninstall } = require('./lib/install');
+const { status } = require('./lib/status');
 const { NATIVE } = require('./lib/native');
 const { P } = require('./lib/tape');
 const settings = require('./lib/settings');
@@ -40,4 +42,4 @@ function configure(options) {
   return previous;
 }
 
-module.exports = { RustWriter, install, uninstall, _protocol: P, _testing: { configure } };
+module.exports = { RustWriter, install, uninstall, status, _protocol: P, _testing: { configure } };

@@ -1,25 +1,116 @@
 'use strict';
 
 /**
- * `install(protobuf)`: makes a protobufjs instance's `Writer.create` return RustWriters.
+ * `install(protobuf)`: makes a protobufjs instance's `Writer.create` return RustWriters, and
+ * remembers every protobufjs copy it has seen for `status()`.
  */
 
+const fs = require('fs');
+const path = require('path');
 const { RustWriter } = require('./writer');
 
 const INSTALLED = Symbol.for('protobufjs-rustwriter.installed');
 
 /**
- * `Writer.create` while installed.
+ * `Writer.create` while installed, for an instance whose `util.Buffer` is Node's `Buffer`.
  * @returns {RustWriter} A new writer
  */
 function create_rust() {
   return new RustWriter();
 }
 
+/** Per `util.Buffer` class other than Node's: `{ Writer, create }`, made once. */
+const CUSTOM = new WeakMap();
+
+/**
+ * The `Writer.create` for a protobufjs instance: {@link create_rust} when its `util.Buffer` is
+ * Node's `Buffer` (or absent: a `Buffer` is a `Uint8Array`), else one whose writers finish into
+ * an instance of that class, allocated as protobufjs's `BufferWriter` allocates it. Only such
+ * instances pay for the copy.
+ * @param {object} protobuf The protobufjs module
+ * @returns {Function} `Writer.create`
+ */
+function createFor(protobuf) {
+  const Custom = protobuf.util && protobuf.util.Buffer;
+  if (typeof Custom !== 'function' || Custom === Buffer) return create_rust;
+  let custom = CUSTOM.get(Custom);
+  if (custom === undefined) {
+    const alloc = typeof Custom.allocUnsafe === 'function'
+      ? (size) => Custom.allocUnsafe(size)
+      : (size) => new Custom(size);
+    /** RustWriter whose results are instances of the instance's `util.Buffer`. */
+    class CustomBufferWriter extends RustWriter {
+      /**
+       * Finishes into a buffer from `util.Buffer.allocUnsafe`, as protobufjs's BufferWriter does.
+       * @returns {Buffer} Finished buffer, an instance of `util.Buffer`
+       */
+      finish() {
+        const bytes = super.finish();
+        const out = alloc(bytes.length);
+        out.set(bytes);
+        return out;
+      }
+    }
+    Object.defineProperty(CustomBufferWriter, 'alloc', { value: alloc, writable: true, configurable: true });
+    const create = function create_custom() {
+      return new CustomBufferWriter();
+    };
+    custom = { Writer: CustomBufferWriter, create };
+    CUSTOM.set(Custom, custom);
+  }
+  return custom.create;
+}
+
+/** Every protobufjs copy seen, by its `Writer`: `{ version, path }` (null where unknown). */
+const COPIES = new Map();
+
+/**
+ * The nearest `package.json` named `protobufjs` at or above `filename`'s directory.
+ * @param {string} filename A file of the copy
+ * @returns {{version: string|null, path: string|null}} Its version and package directory
+ */
+function packageOf(filename) {
+  for (let dir = path.dirname(filename); ; dir = path.dirname(dir)) {
+    try {
+      const pkg = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'));
+      if (pkg.name === 'protobufjs') return { version: String(pkg.version), path: dir };
+    } catch {
+      // no package.json here, or not JSON: keep walking up
+    }
+    if (path.dirname(dir) === dir) return { version: null, path: null };
+  }
+}
+
+/**
+ * Remembers a protobufjs copy for `status()`. `filename` is a module file of it; without one,
+ * the module cache is searched for a module whose exports are `protobuf`.
+ * @param {object} protobuf The protobufjs module
+ * @param {string} [filename] A file of the copy
+ * @returns {{version: string|null, path: string|null}} What is known of the copy
+ */
+function noteCopy(protobuf, filename) {
+  const Writer = protobuf.Writer;
+  let copy = COPIES.get(Writer);
+  if (copy !== undefined && copy.path !== null) return copy;
+  if (filename === undefined) {
+    for (const id of Object.keys(require.cache)) {
+      const cached = require.cache[id];
+      if (cached && cached.exports === protobuf) {
+        filename = cached.filename;
+        break;
+      }
+    }
+  }
+  copy = filename === undefined ? { version: null, path: null } : packageOf(filename);
+  COPIES.set(Writer, copy);
+  return copy;
+}
+
 /**
  * Makes every `Type.encode` / `encodeDelimited` of this protobufjs instance (reflection and
  * static generated code, protobufjs 7.x and 8.x) write through {@link RustWriter}. Idempotent;
- * survives `protobuf.configure()`.
+ * survives `protobuf.configure()`, which also re-reads `util.Buffer`: results are instances of
+ * the instance's `util.Buffer`, as protobufjs's own are.
  * @param {object} protobuf The protobufjs module (`protobufjs`, `/light` or `/minimal`)
  * @returns {object} `protobuf`
  */
@@ -28,15 +119,18 @@ function install(protobuf) {
   if (typeof Writer !== 'function' || typeof Writer.create !== 'function') {
     throw new TypeError('protobufjs-rustwriter: install() expects the protobufjs module (with a Writer)');
   }
+  noteCopy(protobuf);
   if (Object.prototype.hasOwnProperty.call(Writer, INSTALLED)) return protobuf;
-  const original = { create: Writer.create, configure: Writer._configure };
-  Object.defineProperty(Writer, INSTALLED, { value: original, configurable: true });
-  Writer.create = create_rust;
-  if (typeof original.configure === 'function') {
-    // protobuf.configure() resets Writer.create through Writer._configure: re-apply after it.
+  const state = { create: Writer.create, configure: Writer._configure, ours: createFor(protobuf) };
+  Object.defineProperty(Writer, INSTALLED, { value: state, configurable: true });
+  Writer.create = state.ours;
+  if (typeof state.configure === 'function') {
+    // protobuf.configure() resets Writer.create through Writer._configure: re-apply after it,
+    // for the util.Buffer it may have been called for.
     Writer._configure = function _configure() {
-      const result = original.configure.apply(this, arguments);
-      Writer.create = create_rust;
+      const result = state.configure.apply(this, arguments);
+      state.ours = createFor(protobuf);
+      Writer.create = state.ours;
       return result;
     };
   }
@@ -50,16 +144,34 @@ function install(protobuf) {
  */
 function uninstall(protobuf) {
   const Writer = protobuf && protobuf.Writer;
-  const original = Writer && Object.prototype.hasOwnProperty.call(Writer, INSTALLED) ? Writer[INSTALLED] : null;
-  if (original === null) return protobuf;
-  Writer.create = original.create;
-  if (typeof original.configure === 'function') {
-    Writer._configure = original.configure;
-    // create() may have been reset by configure() while installed; configure again to be sure.
-    Writer.create = original.create;
-  }
+  const state = Writer && Object.prototype.hasOwnProperty.call(Writer, INSTALLED) ? Writer[INSTALLED] : null;
+  if (state === null) return protobuf;
+  if (typeof state.configure === 'function') Writer._configure = state.configure;
+  // create() may have been reset by configure() while installed: protobufjs's first create()
+  // sets itself up again.
+  Writer.create = state.create;
   delete Writer[INSTALLED];
   return protobuf;
 }
 
-module.exports = { install, uninstall };
+/**
+ * Whether `Writer.create` currently returns RustWriters.
+ * @param {Function} Writer A protobufjs copy's `Writer`
+ * @returns {boolean} Installed
+ */
+function isInstalled(Writer) {
+  const state = Object.prototype.hasOwnProperty.call(Writer, INSTALLED) ? Writer[INSTALLED] : null;
+  return state !== null && Writer.create === state.ours;
+}
+
+/**
+ * Each protobufjs copy seen (by `install()` or by the preload), in the order seen.
+ * @returns {Array<{version: string|null, path: string|null, installed: boolean}>} Copies
+ */
+function copies() {
+  const list = [];
+  for (const [Writer, copy] of COPIES) list.push({ version: copy.version, path: copy.path, installed: isInstalled(Writer) });
+  return list;
+}
+
+module.exports = { install, uninstall, noteCopy, copies };

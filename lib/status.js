@@ -1,0 +1,40 @@
+'use strict';
+
+/**
+ * `status()`: what is in use. With `PROTOBUFJS_RUSTWRITER_STATUS=1`, printed once to stderr
+ * when the process exits, when every protobufjs copy the process loaded has been seen.
+ */
+
+const { copies } = require('./install');
+const { NATIVE } = require('./native');
+
+/** Set by lib/register.js when the preload has hooked module loading. */
+const flags = { preload: false };
+
+/**
+ * What is in use: whether the addon is loaded (else the JS path), whether the preload ran, and
+ * each protobufjs copy seen, with whether its `Writer.create` returns RustWriters now.
+ * @returns {{native: boolean, preload: boolean, copies: Array<{version: string|null, path: string|null, installed: boolean}>}} Status
+ */
+function status() {
+  return { native: NATIVE, preload: flags.preload, copies: copies() };
+}
+
+/**
+ * {@link status} as lines for a person.
+ * @param {ReturnType<typeof status>} s Status
+ * @returns {string} Text, one line per fact
+ */
+function formatStatus(s) {
+  const lines = [`protobufjs-rustwriter: ${s.native ? 'native addon' : 'JS path (no addon)'}, preload ${s.preload ? 'on' : 'off'}, ${s.copies.length} protobufjs ${s.copies.length === 1 ? 'copy' : 'copies'} seen`];
+  for (const c of s.copies) {
+    lines.push(`protobufjs-rustwriter:   protobufjs ${c.version || '(unknown version)'} at ${c.path || '(unknown path)'}: ${c.installed ? 'RustWriter' : 'protobufjs\'s own writer'}`);
+  }
+  return lines.join('\n') + '\n';
+}
+
+if (process.env.PROTOBUFJS_RUSTWRITER_STATUS === '1') {
+  process.once('exit', () => process.stderr.write(formatStatus(status())));
+}
+
+module.exports = { status, formatStatus, flags };

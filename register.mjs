@@ -1,0 +1,2 @@
+// The preload for `node --import protobufjs-rustwriter/register app.mjs` (see lib/register.js).
+import './register.js';
