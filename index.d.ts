@@ -4,8 +4,8 @@
 export type Long64 = number | string | bigint | { low: number; high: number; unsigned?: boolean };
 
 /**
- * Wire format writer with protobuf.js's `Writer` API (8.8.1), recording into a tape that is
- * encoded natively on `finish()`.
+ * Wire format writer with protobuf.js's `Writer` API (8.8.1): it writes the wire bytes as they
+ * arrive and hands only long packed varint fields to native code, once, on `finish()`.
  */
 export declare class RustWriter {
   constructor();

@@ -67,6 +67,7 @@ fs.mkdirSync(stage, { recursive: true });
 for (const file of [...pkg.files, 'README.md']) copy(path.join(ROOT, file), path.join(stage, file));
 const published = { ...pkg, optionalDependencies: Object.fromEntries(platforms.map((name) => [name, pkg.version])) };
 delete published.devDependencies;
+delete published.overrides; // pins for this repository's dev tools; npm ignores them in a dependency
 delete published.scripts;
 fs.writeFileSync(path.join(stage, 'package.json'), `${JSON.stringify(published, null, 2)}\n`);
 npm(['pack', '--pack-destination', DIST], stage);

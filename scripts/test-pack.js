@@ -5,7 +5,7 @@
  * of them can run anything at install (no install scripts, no binding.gyp: so nothing but npm
  * packages is ever fetched), then installs them into fresh temporary projects the way a user
  * would, with cargo and rustc removed from the PATH (`--prefer-offline`: the local tarballs, npm's
- * cache, and the npm registry for protobufjs and `long` when the cache lacks them), and checks:
+ * cache, and the npm registry for protobufjs when the cache lacks it), and checks:
  * 1. main package, with every platform package npm would fetch from the registry resolved to its
  *    tarball in dist/ instead (package.json `overrides`): npm picks by os/cpu/libc as it would
  *    from the registry, and the only platform package installed must be this machine's; the
