@@ -99,7 +99,7 @@ describe('loading and using the package', function () {
     assert.strictEqual(run.status, 0, run.stderr);
     assert.deepStrictEqual(JSON.parse(run.stdout), { native: false, same: true });
     assert.strictEqual(run.stderr, '');
-    // Deep nesting: far more forks open at once than the shipped JS replay ever sees.
+    // Deep nesting: 200 forks open at once; the outer ones, over 127 bytes, close with fix-ups.
     const deep = node(['-e', `
       const protobuf = require('protobufjs');
       const { RustWriter } = require('protobufjs-rustwriter');

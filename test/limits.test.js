@@ -2,8 +2,8 @@
 
 /**
  * Size limits, fast version: deep nesting and large values are either encoded correctly or
- * refused with a RangeError naming the limit, and the process survives. (No recursion in Rust:
- * the replay keeps open forks on a heap stack.)
+ * refused with a RangeError naming the limit, and the process survives. (Nothing recurses: open forks
+ * are a linked list in the entry array, and fix-ups are spliced in one loop.)
  */
 
 const assert = require('assert');
