@@ -16,9 +16,9 @@
  */
 
 const { P, RUN } = require('./tape');
-const { RustWriter } = require('./writer');
+const { RustWriter, isTypedArray } = require('./writer');
 const { BITS, longBits } = require('./long');
-const { putVarint32, putVarint64, putNegativeInt32, putFixed32, putFloat, putDouble } = require('./varint');
+const { putVarint32, putVarint64, putZigzag64, putNegativeInt32, putFixed32, putFloat, putDouble } = require('./varint');
 const { NATIVE } = require('./native');
 const settings = require('./settings');
 
@@ -71,14 +71,6 @@ function countOf(value, kind) {
 }
 
 /**
- * @param {*} value Anything
- * @returns {boolean} Whether `value` is a typed array (of any realm; not a `DataView`)
- */
-function isTypedArray(value) {
-  return ArrayBuffer.isView(value) && value.BYTES_PER_ELEMENT !== undefined;
-}
-
-/**
  * Records a RUN entry of `count` elements from `src` at the write position.
  * @param {RustWriter} w Writer
  * @param {ArrayLike<number|bigint>} src Elements (kept until `finish()`)
@@ -119,11 +111,6 @@ function openShort(w, maxBytes) {
  */
 function closeShort(w, at, end) {
   w._pos = end;
-  const len = end - at - 1;
-  if (len < 128) {
-    w._buf[at] = len;
-    return w;
-  }
   return w._delimit(at - w._start);
 }
 
@@ -286,9 +273,7 @@ function loopUint64(buf, p, value, i, stop) {
 function loopSint64(buf, p, value, i, stop) {
   for (; i < stop; ++i) {
     longBits(value[i]);
-    const lo = BITS[0];
-    const hi = BITS[1];
-    p = putVarint64(buf, p, ((lo << 1) ^ (hi >> 31)) >>> 0, (((hi << 1) | (lo >>> 31)) ^ (hi >> 31)) >>> 0);
+    p = putZigzag64(buf, p, BITS[0], BITS[1]);
   }
   return p;
 }
@@ -361,6 +346,13 @@ function wireBytes(value, count, types) {
   }
   return null;
 }
+
+/** The typed arrays whose bytes are each fixed-size method's wire bytes (module constants, so
+ * no call allocates a list). */
+const FIXED32_TYPES = [Int32Array, Uint32Array];
+const FLOAT_TYPES = [Float32Array];
+const DOUBLE_TYPES = [Float64Array];
+const FIXED64_TYPES = [BigInt64Array, BigUint64Array];
 
 /** Reused conversion buffers for float fields from plain arrays. */
 let floatScratch = new Float32Array(0);
@@ -497,7 +489,7 @@ RustWriter.prototype.fixed32s = function write_fixed32s(value) {
     return this;
   }
   const count = countOf(value, FIXED);
-  return fixedSize(this, value, count, 4, wireBytes(value, count, [Int32Array, Uint32Array]), true, loopFixed32);
+  return fixedSize(this, value, count, 4, wireBytes(value, count, FIXED32_TYPES), true, loopFixed32);
 };
 
 /**
@@ -520,7 +512,7 @@ RustWriter.prototype.floats = function write_floats(value) {
     return this;
   }
   const count = countOf(value, FIXED);
-  const own = wireBytes(value, count, [Float32Array]);
+  const own = wireBytes(value, count, FLOAT_TYPES);
   if (own !== null) return fixedSize(this, value, count, 4, own, true, loopFloat);
   return fixedSize(this, value, count, 4, convertedFloats(value, count, true), false, loopFloat);
 };
@@ -537,7 +529,7 @@ RustWriter.prototype.doubles = function write_doubles(value) {
     return this;
   }
   const count = countOf(value, FIXED);
-  const own = wireBytes(value, count, [Float64Array]);
+  const own = wireBytes(value, count, DOUBLE_TYPES);
   if (own !== null) return fixedSize(this, value, count, 8, own, true, loopDouble);
   return fixedSize(this, value, count, 8, convertedFloats(value, count, false), false, loopDouble);
 };
@@ -549,7 +541,7 @@ RustWriter.prototype.doubles = function write_doubles(value) {
  */
 RustWriter.prototype.fixed64s = function write_fixed64s(value) {
   const count = countOf(value, FIXED);
-  return fixedSize(this, value, count, 8, wireBytes(value, count, [BigInt64Array, BigUint64Array]), true, loopFixed64);
+  return fixedSize(this, value, count, 8, wireBytes(value, count, FIXED64_TYPES), true, loopFixed64);
 };
 
 /**
@@ -574,4 +566,3 @@ RustWriter.prototype.bools = function write_bools(value) {
   return fixedSize(this, value, countOf(value, BOOLS), 1, null, false, loopBool);
 };
 
-module.exports = { isTypedArray };

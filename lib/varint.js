@@ -70,6 +70,19 @@ function putVarint64(buf, pos, lo, hi) {
 }
 
 /**
+ * Writes the 64-bit value `hi:lo` zig-zag encoded, as a varint (`sint64`).
+ * @param {Uint8Array} buf Destination
+ * @param {number} pos Byte index
+ * @param {number} lo Low 32 bits
+ * @param {number} hi High 32 bits
+ * @returns {number} Position after it
+ */
+function putZigzag64(buf, pos, lo, hi) {
+  const sign = hi >> 31;
+  return putVarint64(buf, pos, ((lo << 1) ^ sign) >>> 0, (((hi << 1) | (lo >>> 31)) ^ sign) >>> 0);
+}
+
+/**
  * Writes a negative int32 as protobuf does: sign-extended to 64 bits, always 10 bytes.
  * @param {Uint8Array} buf Destination
  * @param {number} pos Byte index
@@ -195,4 +208,4 @@ function putUtf8From(string, buf, pos, i) {
   return pos;
 }
 
-module.exports = { varint32Len, varint64Len, putVarint32, putVarint64, putNegativeInt32, putFixed32, putFloat, putDouble, putUtf8 };
+module.exports = { varint32Len, varint64Len, putVarint32, putVarint64, putZigzag64, putNegativeInt32, putFixed32, putFloat, putDouble, putUtf8 };

@@ -18,7 +18,7 @@ const memory = require('./memory');
 const settings = require('./settings');
 const { BITS, longBits } = require('./long');
 const { finish, measure } = require('./finish');
-const { varint32Len, putVarint32, putVarint64, putNegativeInt32, putFixed32, putFloat, putDouble, putUtf8 } = require('./varint');
+const { varint32Len, putVarint32, putVarint64, putZigzag64, putNegativeInt32, putFixed32, putFloat, putDouble, putUtf8 } = require('./varint');
 
 /** Strings shorter than this are encoded by a JS loop, as protobuf.js's `BufferWriter` does
  * (WTF-8 for lone surrogates); from 40 units on it calls `Buffer#utf8Write` (U+FFFD), as
@@ -241,11 +241,9 @@ RustWriter.prototype.int64 = RustWriter.prototype.uint64;
  */
 RustWriter.prototype.sint64 = function write_sint64(value) {
   longBits(value);
-  const lo = BITS[0];
-  const hi = BITS[1];
   let p = this._pos;
   if (p + 10 > this._end) p = this._grow(10);
-  this._pos = putVarint64(this._buf, p, ((lo << 1) ^ (hi >> 31)) >>> 0, (((hi << 1) | (lo >>> 31)) ^ (hi >> 31)) >>> 0);
+  this._pos = putZigzag64(this._buf, p, BITS[0], BITS[1]);
   return this;
 };
 
@@ -273,6 +271,14 @@ RustWriter.prototype.fixed64 = function write_fixed64(value) {
 RustWriter.prototype.sfixed64 = RustWriter.prototype.fixed64;
 
 /**
+ * @param {*} value Anything
+ * @returns {boolean} Whether `value` is a typed array (of any realm; not a `DataView`)
+ */
+function isTypedArray(value) {
+  return ArrayBuffer.isView(value) && value.BYTES_PER_ELEMENT !== undefined;
+}
+
+/**
  * Copies `len` elements of `value` as bytes (ToUint8, like `Uint8Array#set`) to `buf[at]`.
  * Typed arrays go through `set`; other array-likes are read element by element up to the
  * length already reserved, so a `length` getter cannot make the copy overrun.
@@ -283,7 +289,7 @@ RustWriter.prototype.sfixed64 = RustWriter.prototype.fixed64;
  * @returns {undefined}
  */
 function copyBytes(buf, at, value, len) {
-  if (ArrayBuffer.isView(value) && value.BYTES_PER_ELEMENT !== undefined) {
+  if (isTypedArray(value)) {
     buf.set(value.length === len ? value : value.subarray(0, len), at);
   } else {
     for (let i = 0; i < len; ++i) buf[at + i] = value[i];
@@ -583,4 +589,4 @@ Object.defineProperties(RustWriter.prototype, {
   len: { configurable: true, enumerable: true, get: get_pos },
 });
 
-module.exports = { RustWriter };
+module.exports = { RustWriter, isTypedArray };
