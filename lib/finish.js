@@ -41,7 +41,7 @@ function finish(w) {
     assemble(w, result, 0, total, nativeOut);
     return result;
   }
-  if (memory.ownsTail(w) && start + total <= w._buf.length) {
+  if (memory.ownsTail(w) && memory.pooled(total) && start + total <= w._buf.length) {
     assemble(w, w._buf, start, total, nativeOut);
     const result = memory.view(w._buf, start, total);
     sealWith(w, result, start + total);
@@ -72,11 +72,12 @@ function finishFlat(w) {
   const start = w._start;
   const len = w._pos - start;
   let result;
-  if (w._home === memory.SLAB) {
+  if (w._home === memory.SLAB && memory.pooled(len)) {
     result = memory.view(w._buf, start, len);
     sealWith(w, result, w._pos);
   } else {
-    // The large buffer is reused, a private one is oversized, a result must not be returned twice.
+    // The large buffer is reused, a private one is oversized, a result must not be returned twice,
+    // and a result too large to be pooled gets memory of its own.
     result = memory.allocResult(len);
     result.set(w._buf.subarray(start, w._pos));
     sealWith(w, result, -1);

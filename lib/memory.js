@@ -4,9 +4,10 @@
  * Where writers write, and where results come from.
  *
  * - **The slab.** A writer starts in the free tail of a 64 KiB slab shared by this module
- *   instance's writers, and `finish()` returns a view of what it wrote there: no copy, like the
- *   results of Node's own `Buffer.allocUnsafe` pool. The slab's free tail then starts after the
- *   result, so a result is never written again. One writer at a time owns the tail; a writer
+ *   instance's writers, and `finish()` returns a view of what it wrote there when it is below
+ *   4 KiB: no copy, as Node's own `Buffer.allocUnsafe` pools results (larger ones are copied into
+ *   memory of their own, as Node's are: see `pooled`). The slab's free tail then starts after
+ *   the result, so a result is never written again. One writer at a time owns the tail; a writer
  *   created while another owns it (nested or interleaved writers, or an abandoned one) *evicts*
  *   it: the evicted writer keeps the bytes it wrote and moves elsewhere on its next write.
  * - **The large buffer.** A message that outgrows a quarter slab moves to one large buffer,
@@ -25,13 +26,27 @@ const { markAsUntransferable } = require('worker_threads');
 const { P } = require('./tape');
 
 /**
- * A `Uint8Array` with `Buffer.prototype`: how Node itself makes `Buffer`s (its internal
- * `FastBuffer`), at the cost of a typed-array view (~35 ns) instead of `Buffer.from(ab, off, n)`
- * (~80 ns).
+ * The class Node makes its own `Buffer`s with (`FastBuffer`: a `Uint8Array` subclass whose
+ * prototype *is* `Buffer.prototype`), which Node exposes as `Buffer[Symbol.species]`. A view made
+ * with it is a real `Buffer` (deep-equal to any other, printed as one) for about the cost of a
+ * plain typed-array view, less than half of `Buffer.from(arrayBuffer, offset, length)`'s
+ * (`node bench/probe-results.js`). If a runtime ever lacks it, `Buffer.from` makes the same
+ * objects.
  */
-class ResultBuffer extends Uint8Array {}
-Object.setPrototypeOf(ResultBuffer.prototype, Buffer.prototype);
-Object.defineProperty(ResultBuffer.prototype, 'constructor', { value: Buffer, writable: true, configurable: true });
+const FastBuffer = Buffer[Symbol.species] && Buffer[Symbol.species].prototype === Buffer.prototype
+  ? Buffer[Symbol.species]
+  : null;
+
+/**
+ * A `Buffer` viewing `length` bytes of `arrayBuffer` from `byteOffset`.
+ * @param {ArrayBuffer} arrayBuffer Memory
+ * @param {number} byteOffset Byte index
+ * @param {number} length Bytes
+ * @returns {Buffer} View
+ */
+const bufferView = FastBuffer !== null
+  ? (arrayBuffer, byteOffset, length) => new FastBuffer(arrayBuffer, byteOffset, length)
+  : (arrayBuffer, byteOffset, length) => Buffer.from(arrayBuffer, byteOffset, length);
 
 /** Where a writer's bytes are: `_home` values. */
 const SLAB = 0;
@@ -225,15 +240,28 @@ function ownsTail(w) {
 }
 
 /**
- * A result `Buffer` of `n` bytes: from the slab when small and no writer owns its tail, else
- * from `Buffer.allocUnsafe`.
+ * Whether a result of `n` bytes is a view of the slab. Below `Buffer.poolSize >>> 1` (4 KiB),
+ * as Node pools `Buffer.allocUnsafe` (which protobufjs's results come from); larger results
+ * get an `ArrayBuffer` of their own (transferable, `byteOffset` 0), as protobufjs's do, and a
+ * long-lived one pins no slab. An empty result has an empty `ArrayBuffer` of its own, as
+ * `Buffer.allocUnsafe(0)` does.
+ * @param {number} n Bytes
+ * @returns {boolean} Whether it is
+ */
+function pooled(n) {
+  return n > 0 && n < Buffer.poolSize >>> 1 && n <= slabBytes >>> 2;
+}
+
+/**
+ * A result `Buffer` of `n` bytes: from the slab when {@link pooled} and no writer owns its tail,
+ * else from `Buffer.allocUnsafe`.
  * @param {number} n Bytes
  * @returns {Buffer} Uninitialized result
  */
 function allocResult(n) {
-  if (n <= slabBytes >>> 2 && owner === null) {
+  if (pooled(n) && owner === null) {
     if (slab.length - top < n) slab = newSlab();
-    const result = new ResultBuffer(slab.buffer, slab.byteOffset + top, n);
+    const result = bufferView(slab.buffer, slab.byteOffset + top, n);
     top = (top + n + 7) & ~7;
     return result;
   }
@@ -248,7 +276,7 @@ function allocResult(n) {
  * @returns {Buffer} View
  */
 function view(buf, start, len) {
-  return new ResultBuffer(buf.buffer, buf.byteOffset + start, len);
+  return bufferView(buf.buffer, buf.byteOffset + start, len);
 }
 
 /**
@@ -273,5 +301,5 @@ function setSlabBytes(bytes) {
 
 module.exports = {
   SLAB, LARGE, PRIVATE, SEALED, NO_ENTRIES,
-  claim, grow, growEntries, seal, ownsTail, allocResult, view, tooLarge, slabSize, setSlabBytes,
+  claim, grow, growEntries, seal, ownsTail, pooled, allocResult, view, tooLarge, slabSize, setSlabBytes,
 };
