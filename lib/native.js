@@ -19,6 +19,42 @@ const FORCE_ENV = 'PROTOBUFJS_RUSTWRITER';
 const PREBUILT = ['linux-x64-gnu', 'linux-x64-musl', 'linux-arm64-gnu', 'darwin-x64', 'darwin-arm64', 'win32-x64-msvc'];
 
 /**
+ * @returns {string} The C library of this Linux process: `gnu` (glibc) or `musl`
+ */
+function libc() {
+  const report = process.report && typeof process.report.getReport === 'function' ? process.report.getReport() : null;
+  return report && report.header && report.header.glibcVersionRuntime ? 'gnu' : 'musl';
+}
+
+/**
+ * Why no addon loaded, and what to do: no prebuilt addon for this platform; its package not
+ * installed (optional dependencies skipped, or missing from the registry the app installs from);
+ * or installed but failing to load.
+ * @param {string} platform `process.platform-process.arch`
+ * @param {Error} err What loading it threw
+ * @returns {string} One sentence
+ */
+function whyNoAddon(platform, err) {
+  const packages = PREBUILT.filter((name) => name.startsWith(`${platform}-`) && (process.platform !== 'linux' || name.endsWith(libc())))
+    .map((name) => `protobufjs-rustwriter-${name}`);
+  if (packages.length === 0) {
+    return `no prebuilt addon exists for it (prebuilt: ${PREBUILT.join(', ')}); npm install in a git clone of protobufjs-rustwriter ` +
+      'builds one with a Rust toolchain (cargo)';
+  }
+  const installed = packages.filter((name) => {
+    try {
+      require.resolve(`${name}/package.json`);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+  if (installed.length > 0) return `${installed.join(' and ')} is installed but did not load (${err.message.split('\n')[0]})`;
+  return `its package, ${packages.join(' or ')}, is not installed (an optional dependency: npm skips it with --omit=optional, ` +
+    'or when the registry the app installs from lacks it); install it, or reinstall with optional dependencies';
+}
+
+/**
  * The native engine, or `null` for the JS-only path.
  * @returns {object|null} Engine
  */
@@ -36,10 +72,8 @@ function loadEngine() {
     if (force === 'native') {
       throw new Error(`protobufjs-rustwriter: no native addon for ${platform} (${FORCE_ENV}=native): ${err.message}`, { cause: err });
     }
-    process.emitWarning(`no native addon for ${platform}, so RustWriter encodes in JavaScript (same bytes; long packed fields slower). ` +
-      `Prebuilt addons for ${PREBUILT.join(', ')} are optional dependencies: install without --omit=optional. ` +
-      'Elsewhere, npm install in a git clone of protobufjs-rustwriter builds the addon with a Rust toolchain (cargo). ' +
-      `Set ${FORCE_ENV}=js to choose the JS path without this warning.`,
+    process.emitWarning(`no native addon for ${platform}, so RustWriter encodes in JavaScript (same bytes; long packed fields slower): ` +
+      `${whyNoAddon(platform, err)}. Set ${FORCE_ENV}=js to choose the JS path without this warning.`,
     { code: 'PROTOBUFJS_RUSTWRITER_NO_NATIVE', type: 'ProtobufjsRustwriterWarning' });
     return null;
   }
