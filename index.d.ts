@@ -67,8 +67,19 @@ export interface ProtobufModule {
   Writer: { create(): unknown; _configure?: (...args: unknown[]) => unknown };
 }
 
-/** Makes every encode of this protobufjs instance write through RustWriter. Idempotent. */
-export declare function install<T extends ProtobufModule>(protobuf: T): T;
+/** Options of `install()`. */
+export interface InstallOptions {
+  /**
+   * The fraction (0 to 1) of writers whose every call also goes to protobufjs's own writer, the two
+   * results compared at `finish()`: a difference is counted in `status().verify` and reported once
+   * per message type with a warning, never thrown; the caller always gets RustWriter's result.
+   * Default: `PROTOBUFJS_RUSTWRITER_VERIFY`, else 0.
+   */
+  verify?: number;
+}
+
+/** Makes every encode of this protobufjs instance write through RustWriter. Idempotent (a second call only applies its options). */
+export declare function install<T extends ProtobufModule>(protobuf: T, options?: InstallOptions): T;
 /** Restores protobufjs's own writer. */
 export declare function uninstall<T extends ProtobufModule>(protobuf: T): T;
 
@@ -80,6 +91,34 @@ export interface ProtobufCopyStatus {
   path: string | null;
   /** Whether its `Writer.create` returns RustWriters now. */
   installed: boolean;
+  /** The fraction of its writers shadowed by protobufjs's own writer (0 when not installed). */
+  verify: number;
+}
+
+/** One message type whose bytes differed in the shadow check. */
+export interface VerifyReport {
+  /** The reflected type's full name, or "the message encoded at <file>:<line>". */
+  type: string;
+  /** The first offset where the two results differ. */
+  offset: number;
+  /** Bytes of RustWriter's result. */
+  length: number;
+  /** Bytes of protobufjs's result. */
+  expectedLength: number;
+}
+
+/** What the shadow check found (all zero when it is off). */
+export interface VerifyStatus {
+  /** Writers shadowed so far. */
+  writers: number;
+  /** Results compared. */
+  checked: number;
+  /** Results that differed from protobufjs's. */
+  differing: number;
+  /** Shadowed writers that could not be compared (a fork left open, a call that threw, a method the copy lacks). */
+  skipped: number;
+  /** The first result that differed, per message type (at most 20 types). */
+  reports: VerifyReport[];
 }
 
 /** What is in use. */
@@ -90,6 +129,8 @@ export interface Status {
   preload: boolean;
   /** Each protobufjs copy seen, in the order seen. */
   copies: ProtobufCopyStatus[];
+  /** What the shadow check found. */
+  verify: VerifyStatus;
 }
 
 /** Each protobufjs copy seen, and whether it writes through RustWriter. */

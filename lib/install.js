@@ -8,6 +8,7 @@
 const fs = require('fs');
 const path = require('path');
 const { RustWriter } = require('./writer');
+const { fractionOf, defaultFraction, sampledCreate } = require('./verify');
 
 const INSTALLED = Symbol.for('protobufjs-rustwriter.installed');
 
@@ -21,18 +22,20 @@ function create_rust() {
 
 /** Per `util.Buffer` class other than Node's: `{ Writer, create }`, made once. */
 const CUSTOM = new WeakMap();
+/** The same for Node's `Buffer`. */
+const RUST = { Writer: RustWriter, create: create_rust };
 
 /**
- * The `Writer.create` for a protobufjs instance: {@link create_rust} when its `util.Buffer` is
- * Node's `Buffer` (or absent: a `Buffer` is a `Uint8Array`), else one whose writers finish into
- * an instance of that class, allocated as protobufjs's `BufferWriter` allocates it. Only such
- * instances pay for the copy.
+ * The writer class and `Writer.create` for a protobufjs instance: RustWriter when its
+ * `util.Buffer` is Node's `Buffer` (or absent: a `Buffer` is a `Uint8Array`), else a subclass
+ * whose writers finish into an instance of that class, allocated as protobufjs's `BufferWriter`
+ * allocates it. Only such instances pay for the copy.
  * @param {object} protobuf The protobufjs module
- * @returns {Function} `Writer.create`
+ * @returns {{Writer: Function, create: function(): RustWriter}} Class and factory
  */
-function createFor(protobuf) {
+function writerFor(protobuf) {
   const Custom = protobuf.util && protobuf.util.Buffer;
-  if (typeof Custom !== 'function' || Custom === Buffer) return create_rust;
+  if (typeof Custom !== 'function' || Custom === Buffer) return RUST;
   let custom = CUSTOM.get(Custom);
   if (custom === undefined) {
     const alloc = typeof Custom.allocUnsafe === 'function'
@@ -58,7 +61,20 @@ function createFor(protobuf) {
     custom = { Writer: CustomBufferWriter, create };
     CUSTOM.set(Custom, custom);
   }
-  return custom.create;
+  return custom;
+}
+
+/**
+ * The `Writer.create` for a protobufjs instance: {@link writerFor}'s, or, when `verify` is above
+ * 0, one that shadows that fraction of its writers with the instance's own writer (lib/verify.js).
+ * @param {object} protobuf The protobufjs module
+ * @param {number} verify Fraction of writers to check
+ * @param {string|null} version The instance's version
+ * @returns {Function} `Writer.create`
+ */
+function createFor(protobuf, verify, version) {
+  const { Writer, create } = writerFor(protobuf);
+  return verify > 0 ? sampledCreate(verify, create, Writer, protobuf, version) : create;
 }
 
 /** Every protobufjs copy seen, by its `Writer`: `{ version, path }` (null where unknown). */
@@ -108,20 +124,35 @@ function noteCopy(protobuf, filename) {
 
 /**
  * Makes every `Type.encode` / `encodeDelimited` of this protobufjs instance (reflection and
- * static generated code, protobufjs 7.x and 8.x) write through {@link RustWriter}. Idempotent;
- * survives `protobuf.configure()`, which also re-reads `util.Buffer`: results are instances of
- * the instance's `util.Buffer`, as protobufjs's own are.
+ * static generated code, protobufjs 7.x and 8.x) write through {@link RustWriter}. Idempotent
+ * (a second call only applies its options); survives `protobuf.configure()`, which also re-reads
+ * `util.Buffer`: results are instances of the instance's `util.Buffer`, as protobufjs's own are.
  * @param {object} protobuf The protobufjs module (`protobufjs`, `/light` or `/minimal`)
+ * @param {{verify?: number}} [options] `verify`: the fraction (0 to 1) of writers whose every call
+ * also goes to protobufjs's own writer, compared at `finish()` (lib/verify.js); default
+ * `PROTOBUFJS_RUSTWRITER_VERIFY`, else 0
  * @returns {object} `protobuf`
  */
-function install(protobuf) {
+function install(protobuf, options) {
   const Writer = protobuf && protobuf.Writer;
   if (typeof Writer !== 'function' || typeof Writer.create !== 'function') {
     throw new TypeError('protobufjs-rustwriter: install() expects the protobufjs module (with a Writer)');
   }
-  noteCopy(protobuf);
-  if (Object.prototype.hasOwnProperty.call(Writer, INSTALLED)) return protobuf;
-  const state = { create: Writer.create, configure: Writer._configure, ours: createFor(protobuf) };
+  const verify = options !== undefined && options !== null && options.verify !== undefined
+    ? fractionOf(options.verify, 'install() option verify')
+    : null;
+  const copy = noteCopy(protobuf);
+  if (Object.prototype.hasOwnProperty.call(Writer, INSTALLED)) {
+    const state = Writer[INSTALLED];
+    if (verify !== null && verify !== state.verify && Writer.create === state.ours) {
+      state.verify = verify;
+      state.ours = createFor(protobuf, verify, copy.version);
+      Writer.create = state.ours;
+    }
+    return protobuf;
+  }
+  const state = { create: Writer.create, configure: Writer._configure, verify: verify === null ? defaultFraction() : verify, ours: null };
+  state.ours = createFor(protobuf, state.verify, copy.version);
   Object.defineProperty(Writer, INSTALLED, { value: state, configurable: true });
   Writer.create = state.ours;
   if (typeof state.configure === 'function') {
@@ -129,7 +160,7 @@ function install(protobuf) {
     // for the util.Buffer it may have been called for.
     Writer._configure = function _configure() {
       const result = state.configure.apply(this, arguments);
-      state.ours = createFor(protobuf);
+      state.ours = createFor(protobuf, state.verify, copy.version);
       Writer.create = state.ours;
       return result;
     };
@@ -155,22 +186,23 @@ function uninstall(protobuf) {
 }
 
 /**
- * Whether `Writer.create` currently returns RustWriters.
+ * Whether `Writer.create` currently returns RustWriters, and the fraction of them checked.
  * @param {Function} Writer A protobufjs copy's `Writer`
- * @returns {boolean} Installed
+ * @returns {{installed: boolean, verify: number}} State
  */
-function isInstalled(Writer) {
+function stateOf(Writer) {
   const state = Object.prototype.hasOwnProperty.call(Writer, INSTALLED) ? Writer[INSTALLED] : null;
-  return state !== null && Writer.create === state.ours;
+  const installed = state !== null && Writer.create === state.ours;
+  return { installed, verify: installed ? state.verify : 0 };
 }
 
 /**
  * Each protobufjs copy seen (by `install()` or by the preload), in the order seen.
- * @returns {Array<{version: string|null, path: string|null, installed: boolean}>} Copies
+ * @returns {Array<{version: string|null, path: string|null, installed: boolean, verify: number}>} Copies
  */
 function copies() {
   const list = [];
-  for (const [Writer, copy] of COPIES) list.push({ version: copy.version, path: copy.path, installed: isInstalled(Writer) });
+  for (const [Writer, copy] of COPIES) list.push({ version: copy.version, path: copy.path, ...stateOf(Writer) });
   return list;
 }
 

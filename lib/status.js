@@ -7,17 +7,21 @@
 
 const { copies } = require('./install');
 const { NATIVE } = require('./native');
+const { verifyStatus } = require('./verify');
 
 /** Set by lib/register.js when the preload has hooked module loading. */
 const flags = { preload: false };
 
 /**
- * What is in use: whether the addon is loaded (else the JS path), whether the preload ran, and
- * each protobufjs copy seen, with whether its `Writer.create` returns RustWriters now.
- * @returns {{native: boolean, preload: boolean, copies: Array<{version: string|null, path: string|null, installed: boolean}>}} Status
+ * What is in use: whether the addon is loaded (else the JS path), whether the preload ran, each
+ * protobufjs copy seen, with whether its `Writer.create` returns RustWriters now and the fraction
+ * of them shadowed by protobufjs's own writer, and what those checks found (lib/verify.js).
+ * @returns {{native: boolean, preload: boolean,
+ *   copies: Array<{version: string|null, path: string|null, installed: boolean, verify: number}>,
+ *   verify: {writers: number, checked: number, differing: number, skipped: number, reports: object[]}}} Status
  */
 function status() {
-  return { native: NATIVE, preload: flags.preload, copies: copies() };
+  return { native: NATIVE, preload: flags.preload, copies: copies(), verify: verifyStatus() };
 }
 
 /**
@@ -28,7 +32,12 @@ function status() {
 function formatStatus(s) {
   const lines = [`protobufjs-rustwriter: ${s.native ? 'native addon' : 'JS path (no addon)'}, preload ${s.preload ? 'on' : 'off'}, ${s.copies.length} protobufjs ${s.copies.length === 1 ? 'copy' : 'copies'} seen`];
   for (const c of s.copies) {
-    lines.push(`protobufjs-rustwriter:   protobufjs ${c.version || '(unknown version)'} at ${c.path || '(unknown path)'}: ${c.installed ? 'RustWriter' : 'protobufjs\'s own writer'}`);
+    const writer = c.installed ? `RustWriter${c.verify > 0 ? `, ${c.verify * 100}% checked against protobufjs's writer` : ''}` : 'protobufjs\'s own writer';
+    lines.push(`protobufjs-rustwriter:   protobufjs ${c.version || '(unknown version)'} at ${c.path || '(unknown path)'}: ${writer}`);
+  }
+  const v = s.verify;
+  if (v.writers > 0) {
+    lines.push(`protobufjs-rustwriter: shadow check: ${v.checked} results compared, ${v.differing} differed, ${v.skipped} not comparable`);
   }
   return lines.join('\n') + '\n';
 }

@@ -2,12 +2,15 @@
 // TypeScript users write all of this without casts beyond the one protobufjs's Writer needs.
 import * as protobuf from 'protobufjs';
 import Long from 'long';
-import { RustWriter, install, uninstall, type Long64 } from 'protobufjs-rustwriter';
+import { RustWriter, install, uninstall, status, type Long64, type VerifyStatus } from 'protobufjs-rustwriter';
 
 const root = protobuf.parse('syntax = "proto3"; message M { uint32 id = 1; string name = 2; }').root;
 const M = root.lookupType('M');
 
 const installed: typeof protobuf = install(protobuf);
+const checked: typeof protobuf = install(protobuf, { verify: 0.01 });
+const found: VerifyStatus = status().verify;
+const fraction: number = status().copies[0].verify;
 const viaInstall: Uint8Array = M.encode(M.create({ id: 1, name: 'x' })).finish();
 
 const w: RustWriter = RustWriter.create();
@@ -36,4 +39,4 @@ const position: number = w.pos + w.len;
 const explicit: Uint8Array = M.encode({ id: 2 }, RustWriter.create() as unknown as protobuf.Writer).finish();
 
 uninstall(installed);
-export { viaInstall, out, into, native, position, explicit };
+export { viaInstall, out, into, native, position, explicit, checked, found, fraction };
