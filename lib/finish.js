@@ -17,7 +17,8 @@ const { P, ENTRY_WORDS, OPEN, FIXUP, PREFIX, RUN, REF } = require('./tape');
 const memory = require('./memory');
 const native = require('./native');
 const { BITS, longBits } = require('./long');
-const { varint32Len, varint64Len, putVarint32 } = require('./varint');
+const { varint32Len, varint64Len, putVarint32, quietNaNs } = require('./varint');
+const { typedName, lengthOf, viewOf, bytesOf } = require('./typed');
 
 /** Per entry, the length `resolve` found (FIXUP, PREFIX, RUN), and the suffix sums of what the
  * entries add. Float64 so that no sum wraps before the size check. */
@@ -31,7 +32,7 @@ let sums = new Float64Array(65);
  */
 function finish(w) {
   if (w._ne === 0) return finishFlat(w);
-  if (w._refs !== null) checkRefs(w._refs);
+  if (w._refs !== null) checkRefs(w);
   const nativeOut = w._runs > 0 ? encodeRuns(w) : null;
   const total = resolve(w);
   const start = w._start;
@@ -103,17 +104,34 @@ function sealWith(w, result, slabEnd) {
 }
 
 /**
- * Throws if an array kept by reference no longer has the length it was recorded with (detached,
- * or a view of a shrunk buffer): its bytes could not be copied.
- * @param {Array<ArrayLike<*>|number>} refs `[array, length, …]`
+ * Throws if an array a live entry keeps no longer holds what it held when it was given (its
+ * buffer detached, or resized): its bytes could not be copied. Reads no property a caller could
+ * have defined (lib/typed.js).
+ * @param {object} w Writer with REF or RUN entries
  * @returns {undefined}
  */
-function checkRefs(refs) {
-  for (let i = 0; i < refs.length; i += 2) {
-    if (refs[i].length !== refs[i + 1]) {
+function checkRefs(w) {
+  const E = w._e;
+  const refs = w._refs;
+  for (let e = 0; e < w._ne; e += ENTRY_WORDS) {
+    const kind = E[e + 1];
+    if (kind !== REF && kind !== RUN) continue;
+    const r = E[e + 2];
+    if (lengthOf(refs[r]) !== refs[r + 2]) {
       throw new Error('protobufjs-rustwriter: an array given to bytes() or a packed method was detached or resized before finish()');
     }
   }
+}
+
+/**
+ * The elements a REF or RUN entry writes: the first `count` of the array it keeps.
+ * @param {Array} refs `w._refs`
+ * @param {number} r The entry's index in it
+ * @returns {ArrayBufferView} A typed array of exactly those elements
+ */
+function keptElements(refs, r) {
+  const array = refs[r];
+  return refs[r + 2] === refs[r + 1] ? array : viewOf(array, refs[r + 1]);
 }
 
 /**
@@ -160,7 +178,7 @@ function encodeRuns(w) {
   for (let e = 0; e < ne; e += ENTRY_WORDS) {
     if (E[e + 1] !== RUN) continue;
     const kind = E[e + 3];
-    const src = refs[E[e + 2]];
+    const src = keptElements(refs, E[e + 2]);
     const count = refs[E[e + 2] + 1];
     if (kind >= P.RUN_UINT64) {
       words = (words + 1) & ~1;
@@ -261,10 +279,11 @@ function resolve(w) {
  * @returns {number} Bytes
  */
 function measure(w) {
+  if (w._refs !== null) checkRefs(w);
   const E = w._e;
   scratchFor(w._ne / ENTRY_WORDS);
   for (let e = 0; e < w._ne; e += ENTRY_WORDS) {
-    if (E[e + 1] === RUN) lens[e / ENTRY_WORDS] = measureRun(w._refs[E[e + 2]], w._refs[E[e + 2] + 1], E[e + 3]);
+    if (E[e + 1] === RUN) lens[e / ENTRY_WORDS] = measureRun(keptElements(w._refs, E[e + 2]), w._refs[E[e + 2] + 1], E[e + 3]);
   }
   return resolve(w);
 }
@@ -297,8 +316,10 @@ function assemble(w, out, outStart, total, runs) {
     dst -= src - from;
     move(buf, from, src, out, dst, inPlace);
     if (kind === REF) {
+      const array = w._refs[E[e + 2]];
       dst -= E[e + 3];
-      out.set(w._refs[E[e + 2]], dst);
+      out.set(bytesOf(array, E[e + 3]), dst);
+      if (typedName(array) === 'Float32Array') quietNaNs(out, dst, w._refs[E[e + 2] + 1]);
     } else {
       const len = lens[k];
       if (kind === RUN) {

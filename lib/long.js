@@ -97,8 +97,12 @@ function longBits(value) {
   } else if (typeof value === 'string' || value instanceof String) {
     decimalBits(value);
   } else if (value.low || value.high) {
-    BITS[0] = value.low;
-    BITS[1] = value.high;
+    // Both read and converted before either is stored, in protobuf.js's order: a getter or
+    // valueOf may itself write a 64-bit value, through BITS.
+    const low = value.low >>> 0;
+    const high = value.high >>> 0;
+    BITS[0] = low;
+    BITS[1] = high;
   } else {
     BITS[0] = 0;
     BITS[1] = 0;

@@ -11,16 +11,22 @@
  *   by JS into a one-byte length placeholder, closed like a fork.
  * - Fixed-size fields (`fixed32s`, `floats`, `doubles`, `fixed64s`, `bools`) have a known length:
  *   JS writes the prefix, then the elements; a typed array whose bytes already are the wire
- *   bytes (e.g. a `Float64Array` for `doubles`) and reach `settings.refMin` is referenced and
- *   copied once, into the result.
+ *   bytes (e.g. a `Float64Array` for `doubles`) is copied as bytes, and referenced (copied once,
+ *   into the result) when it reaches `settings.refMin` bytes.
+ *
+ * Each method reads its argument's `length` once, as protobuf.js does, and converts the elements
+ * with the writer held (lib/writer.js `_hold`): if a conversion throws, the writer is left as
+ * protobuf.js leaves it (unchanged for varint fields, with the length prefix for fixed-size ones).
  */
 
 const { P, RUN } = require('./tape');
-const { RustWriter, isTypedArray } = require('./writer');
+const { RustWriter } = require('./writer');
 const { BITS, longBits } = require('./long');
-const { putVarint32, putVarint64, putZigzag64, putNegativeInt32, putFixed32, putFloat, putDouble } = require('./varint');
+const { putVarint32, putVarint64, putZigzag64, putNegativeInt32, putFixed32, putFloat, putDouble, quietNaNs } = require('./varint');
+const { typedName, lengthOf, viewOf, bytesOf } = require('./typed');
 const { NATIVE } = require('./native');
 const settings = require('./settings');
+const { isProxy } = require('util').types;
 
 /** Elements a JS loop converts between two checks for room: the room reserved is bounded, so
  * even a 100-million-element field needs no worst-case reservation. */
@@ -30,9 +36,8 @@ const CHUNK = 16384;
  * DataView at 16). */
 const BULK_FLOATS_MIN = 16;
 
-/** Fields shorter than this are always written by JS, through a fast path whose element loop
- * is a direct (inlinable) call; `bench/probe-runs.js` finds no field this short that the native
- * encoder writes faster, from any source. */
+/** Fields shorter than this are always written by JS: `bench/probe-runs.js` finds no field this
+ * short that the native encoder writes faster, from any source. */
 const SHORT = 128;
 
 /** How a packed method treats an odd `length`: see `oddLength`. */
@@ -61,12 +66,11 @@ function oddLength(n, kind) {
 }
 
 /**
- * @param {{length: *}} value A packed method's argument
+ * @param {*} n A packed method's argument's `length`, read once
  * @param {number} kind `VARINTS`, `FIXED` or `BOOLS`
  * @returns {number} Its element count
  */
-function countOf(value, kind) {
-  const n = value.length;
+function countOf(n, kind) {
   return n === n >>> 0 ? n : oddLength(n, kind);
 }
 
@@ -81,122 +85,36 @@ function countOf(value, kind) {
 function recordRun(w, src, count, kind) {
   let p = w._pos;
   if (p + 1 > w._end) p = w._grow(1); // a sealed writer moves before anything is recorded
-  if (w._refs === null) w._refs = [];
-  const r = w._refs.length;
-  w._refs.push(src, count);
-  w._lastRun = w._entry(p - w._start, RUN, r, kind);
+  w._lastRun = w._entry(p - w._start, RUN, w._keep(src, count), kind);
   ++w._runs;
   return w;
-}
-
-/**
- * Opens a short varint field: reserves its length placeholder and `maxBytes` after it.
- * @param {RustWriter} w Writer
- * @param {number} maxBytes Most bytes the elements take
- * @returns {number} The placeholder's position
- */
-function openShort(w, maxBytes) {
-  let p = w._pos;
-  if (p + 1 + maxBytes > w._end) p = w._grow(1 + maxBytes);
-  w._pos = p + 1 + maxBytes; // reserve first: converting an element may run user code
-  return p;
-}
-
-/**
- * Closes a short varint field opened at `at` whose elements end at `end`.
- * @param {RustWriter} w Writer
- * @param {number} at The placeholder's position
- * @param {number} end Position after the last element
- * @returns {RustWriter} `w`
- */
-function closeShort(w, at, end) {
-  w._pos = end;
-  return w._delimit(at - w._start);
-}
-
-/**
- * Whether `value` has an array length below `limit` (the fast paths' precondition).
- * @param {{length: *}} value A packed method's argument
- * @param {number} limit Exclusive bound
- * @returns {boolean} Whether it has
- */
-function isShort(value, limit) {
-  const n = value.length;
-  return n === n >>> 0 && n < limit;
-}
-
-/**
- * The bound of the varint fast paths: {@link SHORT}, or lower when the tests send shorter fields
- * to the native encoder (`settings.runMinTyped`).
- * @returns {number} Bound
- */
-function shortVarints() {
-  return SHORT < settings.runMinTyped ? SHORT : settings.runMinTyped;
-}
-
-/**
- * Writes the length prefix of a short fixed-size field of `len` bytes and reserves them.
- * @param {RustWriter} w Writer
- * @param {number} len Bytes of the elements (below 128 * 8)
- * @returns {number} Position of the first element
- */
-function openFixed(w, len) {
-  let p = w._pos;
-  if (p + 2 + len > w._end) p = w._grow(2 + len);
-  p = putVarint32(w._buf, p, len);
-  w._pos = p + len;
-  return p;
 }
 
 /**
  * Whether a varint field of `count` elements goes to the native encoder.
  * @param {RustWriter} w Writer
  * @param {number} count Elements
+ * @param {boolean} typed Whether they come from a typed array (no conversion needed)
  * @returns {boolean} Whether it does
  */
 function nativeRun(w, count, typed) {
-  return count >= (typed ? settings.runMinTyped : settings.runMin) && w._runs < P.MAX_RUNS;
+  return NATIVE && count >= (typed ? settings.runMinTyped : settings.runMin) && w._runs < P.MAX_RUNS;
 }
 
 /**
- * Writes a packed 32-bit varint field: by the native encoder or by `loop`.
+ * Writes `count` elements of `value` with `loop` after a one-byte length placeholder, closed
+ * like a fork; in chunks of {@link CHUNK} elements, each with room for its worst case.
  * @param {RustWriter} w Writer
- * @param {ArrayLike<number>} value Elements
- * @param {number} kind `P.RUN_UINT32`, `P.RUN_INT32` or `P.RUN_SINT32`
- * @param {function(Uint8Array, number, ArrayLike<number>, number, number): number} loop Writes
+ * @param {ArrayLike<*>} value Elements
+ * @param {number} count Elements
+ * @param {function(Uint8Array, number, ArrayLike<*>, number, number): number} loop Writes
  * elements `i..stop` at a position, returns the position after them
  * @param {number} perElement Most bytes an element takes
  * @returns {RustWriter} `w`
  */
-function varints32(w, value, kind, loop, perElement) {
-  const count = countOf(value, VARINTS);
-  if (NATIVE && nativeRun(w, count, value instanceof Int32Array || value instanceof Uint32Array)) {
-    let src = value;
-    if (!(value instanceof Int32Array || value instanceof Uint32Array)) {
-      src = new Int32Array(count); // the same ToInt32 bits as the loops' `>>> 0` and `| 0`
-      if (value.length === count && (Array.isArray(value) || isTypedArray(value))) src.set(value);
-      else for (let i = 0; i < count; ++i) src[i] = value[i];
-    } else if (value.length !== count) {
-      src = value.subarray(0, count);
-    }
-    return recordRun(w, src, count, kind);
-  }
-  return writeLoop(w, value, count, loop, perElement);
-}
-
-/**
- * Writes `count` elements of `value` with `loop` into a one-byte length placeholder, then closes
- * it, checking for room every {@link CHUNK} elements.
- * @param {RustWriter} w Writer
- * @param {ArrayLike<*>} value Elements
- * @param {number} count Elements
- * @param {function(Uint8Array, number, ArrayLike<*>, number, number): number} loop Element writer
- * @param {number} perElement Most bytes an element takes
- * @returns {RustWriter} `w`
- */
-function writeLoop(w, value, count, loop, perElement) {
-  let p = w._pos;
+function writeVarints(w, value, count, loop, perElement) {
   const first = count < CHUNK ? count : CHUNK;
+  let p = w._pos;
   if (p + 1 + first * perElement > w._end) p = w._grow(1 + first * perElement);
   const at = p - w._start;
   w._buf[p++] = 0;
@@ -207,11 +125,56 @@ function writeLoop(w, value, count, loop, perElement) {
       w._pos = p;
       p = w._grow(need);
     }
-    w._pos = p + need; // reserve first: converting an element may run user code
-    p = loop(w._buf, p, value, i, stop);
+    w._hold(p + need);
+    try {
+      p = loop(w._buf, p, value, i, stop);
+    } catch (err) {
+      w._undo(at);
+      throw err;
+    }
+    w._release();
   }
   w._pos = p;
   return w._delimit(at);
+}
+
+/**
+ * Writes a packed 32-bit varint field: by the native encoder when long enough, else by `loop`.
+ * @param {RustWriter} w Writer
+ * @param {ArrayLike<number>} value Elements
+ * @param {number} count Elements (its `length`)
+ * @param {number} kind `P.RUN_UINT32`, `P.RUN_INT32` or `P.RUN_SINT32`
+ * @param {function(Uint8Array, number, ArrayLike<number>, number, number): number} loop Element writer
+ * @param {number} perElement Most bytes an element takes
+ * @returns {RustWriter} `w`
+ */
+function varints32(w, value, count, kind, loop, perElement) {
+  const name = typedName(value);
+  const typed = (name === 'Int32Array' || name === 'Uint32Array') && lengthOf(value) >= count;
+  if (!nativeRun(w, count, typed)) return writeVarints(w, value, count, loop, perElement);
+  if (typed) return recordRun(w, value, count, kind);
+  // Converted once into an Int32Array (the same ToInt32 bits as the loops' `>>> 0` and `| 0`),
+  // with the writer held. sint32 elements are read twice and zig-zag encoded here, as protobuf.js
+  // reads them, then encoded as uint32.
+  const src = new Int32Array(count);
+  const before = w._pos - w._start;
+  w._hold(w._pos);
+  try {
+    if (kind === P.RUN_SINT32) {
+      for (let i = 0; i < count; ++i) src[i] = (value[i] << 1) ^ (value[i] >> 31);
+    } else if (name !== undefined && lengthOf(value) >= count) {
+      src.set(lengthOf(value) === count ? value : viewOf(value, count));
+    } else if (Array.isArray(value) && !isProxy(value) && value.length === count) {
+      src.set(value); // ~0.75 ns an element, against ~2.2 ns for the loop below
+    } else {
+      for (let i = 0; i < count; ++i) src[i] = value[i];
+    }
+  } catch (err) {
+    w._undo(before);
+    throw err;
+  }
+  w._release();
+  return recordRun(w, src, count, kind === P.RUN_SINT32 ? P.RUN_UINT32 : kind);
 }
 
 /** @type {function(Uint8Array, number, ArrayLike<number>, number, number): number} */
@@ -250,12 +213,7 @@ function loopInt32(buf, p, value, i, stop) {
 function loopSint32(buf, p, value, i, stop) {
   for (; i < stop; ++i) {
     // protobuf.js reads and converts the element twice; so does this.
-    let v = ((value[i] << 1) ^ (value[i] >> 31)) >>> 0;
-    while (v > 127) {
-      buf[p++] = (v & 127) | 128;
-      v >>>= 7;
-    }
-    buf[p++] = v;
+    p = putVarint32(buf, p, ((value[i] << 1) ^ (value[i] >> 31)) >>> 0);
   }
   return p;
 }
@@ -288,94 +246,125 @@ function loopSint64(buf, p, value, i, stop) {
  * @returns {RustWriter} `w`
  */
 function varints64(w, value, kind, loop) {
-  const count = countOf(value, VARINTS);
-  if (NATIVE && (value instanceof BigInt64Array || value instanceof BigUint64Array) && nativeRun(w, count, true)) {
+  const count = countOf(value.length, VARINTS);
+  const name = typedName(value);
+  if ((name === 'BigInt64Array' || name === 'BigUint64Array') && lengthOf(value) >= count && nativeRun(w, count, true)) {
     return recordRun(w, value, count, kind);
   }
-  return writeLoop(w, value, count, loop, 10);
+  return writeVarints(w, value, count, loop, 10);
 }
 
 /**
- * Writes a packed fixed-size field's length prefix, then its elements: from `bytes` when given
- * (by reference when they are the caller's array and large), else with `loop`.
+ * Writes a packed fixed-size field's length prefix, then its elements: from `wire`, a typed
+ * array whose bytes are the wire bytes, when given (by reference when large), else converted
+ * with `loop`.
  * @param {RustWriter} w Writer
  * @param {ArrayLike<*>} value Elements
  * @param {number} count Elements
  * @param {number} size Bytes per element
- * @param {Uint8Array|null} bytes The elements' wire bytes, if at hand
- * @param {boolean} theirs Whether `bytes` are `value`'s own (else a scratch buffer's, which must
- * be copied now)
+ * @param {ArrayBufferView|null} wire `value` itself if its bytes are the wire bytes, or a
+ * scratch array holding them
  * @param {function(Uint8Array, number, ArrayLike<*>, number, number): number} loop Element writer
  * @returns {RustWriter} `w`
  */
-function fixedSize(w, value, count, size, bytes, theirs, loop) {
+function fixedSize(w, value, count, size, wire, loop) {
   const len = count * size;
-  if (theirs && bytes !== null && len >= settings.refMin) return w._reference(bytes, len, true);
-  if (len > P.MAX_OUTPUT) w._grow(len); // throws the size RangeError
-  let p = w._pos;
-  if (p + 5 > w._end) p = w._grow(5);
-  w._pos = putVarint32(w._buf, p, len);
-  if (bytes !== null) {
+  if (wire === value && len >= settings.refMin) return w._reference(wire, count, len);
+  writePrefix(w, len);
+  let p;
+  if (wire !== null) {
     p = w._pos;
     if (p + len > w._end) p = w._grow(len);
-    w._buf.set(bytes, p);
+    w._buf.set(bytesOf(wire, len), p);
+    if (wire === value && typedName(value) === 'Float32Array') quietNaNs(w._buf, p, count);
     w._pos = p + len;
     return w;
   }
+  const prefixed = w._pos - w._start; // protobuf.js keeps the prefix when an element throws
   for (let i = 0; i < count; i += CHUNK) {
     const stop = count - i < CHUNK ? count : i + CHUNK;
     const need = (stop - i) * size;
     p = w._pos;
     if (p + need > w._end) p = w._grow(need);
-    w._pos = p + need; // reserve first: converting an element may run user code
-    loop(w._buf, p, value, i, stop);
+    w._hold(p + need);
+    try {
+      loop(w._buf, p, value, i, stop);
+    } catch (err) {
+      w._undo(prefixed);
+      throw err;
+    }
+    w._release();
   }
   return w;
 }
 
 /**
- * `value`'s bytes when it is one of `types` (so its bytes are the wire bytes), else null.
- * @param {*} value Elements
- * @param {number} count Elements to write
- * @param {Function[]} types Typed array classes whose bytes are the wire format
- * @returns {Uint8Array|null} Bytes
+ * Writes the length prefix of a fixed-size field of `len` bytes.
+ * @param {RustWriter} w Writer
+ * @param {number} len Bytes
+ * @returns {undefined}
  */
-function wireBytes(value, count, types) {
-  for (const type of types) {
-    if (value instanceof type) return new Uint8Array(value.buffer, value.byteOffset, count * type.BYTES_PER_ELEMENT);
-  }
-  return null;
+function writePrefix(w, len) {
+  if (len > P.MAX_OUTPUT) w._grow(len); // throws the size RangeError
+  let p = w._pos;
+  if (p + 5 > w._end) p = w._grow(5);
+  w._pos = putVarint32(w._buf, p, len);
 }
 
-/** The typed arrays whose bytes are each fixed-size method's wire bytes (module constants, so
- * no call allocates a list). */
-const FIXED32_TYPES = [Int32Array, Uint32Array];
-const FLOAT_TYPES = [Float32Array];
-const DOUBLE_TYPES = [Float64Array];
-const FIXED64_TYPES = [BigInt64Array, BigUint64Array];
+/**
+ * `value` when it is a typed array of one of `names` holding `count` elements (its bytes are
+ * then the wire bytes), else null.
+ * @param {*} value Elements
+ * @param {number} count Elements to write
+ * @param {string} a A typed array class name
+ * @param {string} [b] Another
+ * @returns {ArrayBufferView|null} `value` or null
+ */
+function ownWire(value, count, a, b) {
+  const name = typedName(value);
+  return name !== undefined && (name === a || name === b) && lengthOf(value) >= count ? value : null;
+}
 
-/** Reused conversion buffers for float fields from plain arrays. */
-let floatScratch = new Float32Array(0);
-let doubleScratch = new Float64Array(0);
+/** Reused conversion buffers for float fields from plain arrays; taken (replaced by an empty
+ * one) while in use, so that a conversion that encodes floats itself gets its own. */
+const NO_FLOATS = new Float32Array(0);
+const NO_DOUBLES = new Float64Array(0);
+let floatScratch = NO_FLOATS;
+let doubleScratch = NO_DOUBLES;
 
 /**
- * `value`'s elements converted to the bytes of `Type` with one typed-array `set`, when that is
- * cheaper than a loop (a long plain array or a typed array of another type), else null.
+ * A float field's elements converted to the bytes of `Float32Array` or `Float64Array` with one
+ * typed-array `set` (cheaper than a loop for a long plain array or a typed array of another
+ * type), with the writer held; or null when a loop is cheaper or needed.
+ * @param {RustWriter} w Writer
  * @param {ArrayLike<number>} value Elements
  * @param {number} count Elements
  * @param {boolean} single Float32 (else Float64)
- * @returns {Uint8Array|null} Bytes
+ * @returns {Float32Array|Float64Array|null} Converted elements, in the module's scratch
  */
-function convertedFloats(value, count, single) {
-  if (count < BULK_FLOATS_MIN || value.length !== count || !(Array.isArray(value) || isTypedArray(value))) return null;
-  if (single) {
-    if (floatScratch.length < count) floatScratch = new Float32Array(Math.max(count, 2 * floatScratch.length));
-    floatScratch.set(value);
-    return new Uint8Array(floatScratch.buffer, 0, count * 4);
+function convertedFloats(w, value, count, single) {
+  if (count < BULK_FLOATS_MIN) return null;
+  const typed = typedName(value) !== undefined;
+  // `set` reads `length` itself: only where that runs no user code (not a Proxy).
+  if (typed ? lengthOf(value) !== count : !Array.isArray(value) || isProxy(value) || value.length !== count) return null;
+  let scratch = single ? floatScratch : doubleScratch;
+  if (single) floatScratch = NO_FLOATS;
+  else doubleScratch = NO_DOUBLES;
+  if (scratch.length < count) scratch = single ? new Float32Array(Math.max(count, 2 * scratch.length)) : new Float64Array(Math.max(count, 2 * scratch.length));
+  const before = w._pos - w._start;
+  w._hold(w._pos);
+  try {
+    scratch.set(value);
+  } catch (err) {
+    // protobuf.js writes the length prefix before it converts the elements.
+    w._undo(before);
+    writePrefix(w, count * scratch.BYTES_PER_ELEMENT);
+    throw err;
   }
-  if (doubleScratch.length < count) doubleScratch = new Float64Array(Math.max(count, 2 * doubleScratch.length));
-  doubleScratch.set(value);
-  return new Uint8Array(doubleScratch.buffer, 0, count * 8);
+  w._release();
+  if (single) floatScratch = scratch;
+  else doubleScratch = scratch;
+  return scratch;
 }
 
 /** @type {function(Uint8Array, number, ArrayLike<number>, number, number): number} */
@@ -413,16 +402,23 @@ function loopBool(buf, p, value, i, stop) {
 }
 
 /**
+ * The bound below which varint fields skip the native checks: {@link SHORT}, or lower when the
+ * tests send shorter fields to the native encoder (`settings.runMinTyped`).
+ * @returns {number} Bound
+ */
+function shortVarints() {
+  return SHORT < settings.runMinTyped ? SHORT : settings.runMinTyped;
+}
+
+/**
  * Writes an array of unsigned 32 bit values as a packed repeated field.
  * @param {ArrayLike<number>} value Values to write
  * @returns {RustWriter} `this`
  */
 RustWriter.prototype.uint32s = function write_uint32s(value) {
-  if (isShort(value, shortVarints())) {
-    const at = openShort(this, 5 * value.length);
-    return closeShort(this, at, loopUint32(this._buf, at + 1, value, 0, value.length));
-  }
-  return varints32(this, value, P.RUN_UINT32, loopUint32, 5);
+  const n = value.length;
+  if (n === n >>> 0 && n < shortVarints()) return writeVarints(this, value, n, loopUint32, 5);
+  return varints32(this, value, countOf(n, VARINTS), P.RUN_UINT32, loopUint32, 5);
 };
 
 /**
@@ -431,11 +427,9 @@ RustWriter.prototype.uint32s = function write_uint32s(value) {
  * @returns {RustWriter} `this`
  */
 RustWriter.prototype.int32s = function write_int32s(value) {
-  if (isShort(value, shortVarints())) {
-    const at = openShort(this, 10 * value.length);
-    return closeShort(this, at, loopInt32(this._buf, at + 1, value, 0, value.length));
-  }
-  return varints32(this, value, P.RUN_INT32, loopInt32, 10);
+  const n = value.length;
+  if (n === n >>> 0 && n < shortVarints()) return writeVarints(this, value, n, loopInt32, 10);
+  return varints32(this, value, countOf(n, VARINTS), P.RUN_INT32, loopInt32, 10);
 };
 
 /**
@@ -444,11 +438,9 @@ RustWriter.prototype.int32s = function write_int32s(value) {
  * @returns {RustWriter} `this`
  */
 RustWriter.prototype.sint32s = function write_sint32s(value) {
-  if (isShort(value, shortVarints())) {
-    const at = openShort(this, 5 * value.length);
-    return closeShort(this, at, loopSint32(this._buf, at + 1, value, 0, value.length));
-  }
-  return varints32(this, value, P.RUN_SINT32, loopSint32, 5);
+  const n = value.length;
+  if (n === n >>> 0 && n < shortVarints()) return writeVarints(this, value, n, loopSint32, 5);
+  return varints32(this, value, countOf(n, VARINTS), P.RUN_SINT32, loopSint32, 5);
 };
 
 /**
@@ -483,13 +475,8 @@ RustWriter.prototype.sint64s = function write_sint64s(value) {
  * @returns {RustWriter} `this`
  */
 RustWriter.prototype.fixed32s = function write_fixed32s(value) {
-  if (isShort(value, SHORT)) {
-    const p = openFixed(this, 4 * value.length); // may move the writer: read _buf after it
-    loopFixed32(this._buf, p, value, 0, value.length);
-    return this;
-  }
-  const count = countOf(value, FIXED);
-  return fixedSize(this, value, count, 4, wireBytes(value, count, FIXED32_TYPES), true, loopFixed32);
+  const count = countOf(value.length, FIXED);
+  return fixedSize(this, value, count, 4, ownWire(value, count, 'Int32Array', 'Uint32Array'), loopFixed32);
 };
 
 /**
@@ -506,15 +493,9 @@ RustWriter.prototype.sfixed32s = RustWriter.prototype.fixed32s;
  * @returns {RustWriter} `this`
  */
 RustWriter.prototype.floats = function write_floats(value) {
-  if (isShort(value, BULK_FLOATS_MIN)) {
-    const p = openFixed(this, 4 * value.length); // may move the writer: read _buf after it
-    loopFloat(this._buf, p, value, 0, value.length);
-    return this;
-  }
-  const count = countOf(value, FIXED);
-  const own = wireBytes(value, count, FLOAT_TYPES);
-  if (own !== null) return fixedSize(this, value, count, 4, own, true, loopFloat);
-  return fixedSize(this, value, count, 4, convertedFloats(value, count, true), false, loopFloat);
+  const count = countOf(value.length, FIXED);
+  const wire = ownWire(value, count, 'Float32Array') || convertedFloats(this, value, count, true);
+  return fixedSize(this, value, count, 4, wire, loopFloat);
 };
 
 /**
@@ -523,15 +504,9 @@ RustWriter.prototype.floats = function write_floats(value) {
  * @returns {RustWriter} `this`
  */
 RustWriter.prototype.doubles = function write_doubles(value) {
-  if (isShort(value, BULK_FLOATS_MIN)) {
-    const p = openFixed(this, 8 * value.length); // may move the writer: read _buf after it
-    loopDouble(this._buf, p, value, 0, value.length);
-    return this;
-  }
-  const count = countOf(value, FIXED);
-  const own = wireBytes(value, count, DOUBLE_TYPES);
-  if (own !== null) return fixedSize(this, value, count, 8, own, true, loopDouble);
-  return fixedSize(this, value, count, 8, convertedFloats(value, count, false), false, loopDouble);
+  const count = countOf(value.length, FIXED);
+  const wire = ownWire(value, count, 'Float64Array') || convertedFloats(this, value, count, false);
+  return fixedSize(this, value, count, 8, wire, loopDouble);
 };
 
 /**
@@ -540,8 +515,8 @@ RustWriter.prototype.doubles = function write_doubles(value) {
  * @returns {RustWriter} `this`
  */
 RustWriter.prototype.fixed64s = function write_fixed64s(value) {
-  const count = countOf(value, FIXED);
-  return fixedSize(this, value, count, 8, wireBytes(value, count, FIXED64_TYPES), true, loopFixed64);
+  const count = countOf(value.length, FIXED);
+  return fixedSize(this, value, count, 8, ownWire(value, count, 'BigInt64Array', 'BigUint64Array'), loopFixed64);
 };
 
 /**
@@ -558,11 +533,5 @@ RustWriter.prototype.sfixed64s = RustWriter.prototype.fixed64s;
  * @returns {RustWriter} `this`
  */
 RustWriter.prototype.bools = function write_bools(value) {
-  if (isShort(value, SHORT)) {
-    const p = openFixed(this, value.length); // may move the writer: read _buf after it
-    loopBool(this._buf, p, value, 0, value.length);
-    return this;
-  }
-  return fixedSize(this, value, countOf(value, BOOLS), 1, null, false, loopBool);
+  return fixedSize(this, value, countOf(value.length, BOOLS), 1, null, loopBool);
 };
-

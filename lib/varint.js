@@ -155,6 +155,24 @@ function putDouble(buf, pos, value) {
 }
 
 /**
+ * Sets the quiet bit of every signalling NaN among `count` little-endian IEEE 754 singles at
+ * `buf[pos]`: what converting them to a JS number and back does, as protobuf.js does for each
+ * element, where RustWriter copies a `Float32Array`'s bytes.
+ * @param {Uint8Array} buf Bytes
+ * @param {number} pos Byte index of the first
+ * @param {number} count Singles
+ * @returns {undefined}
+ */
+function quietNaNs(buf, pos, count) {
+  for (let p = pos + 2, end = pos + 4 * count; p < end; p += 4) {
+    // Exponent all ones, quiet bit (the mantissa's top bit) clear, mantissa not zero.
+    if ((buf[p + 1] & 0x7f) === 0x7f && (buf[p] & 0xc0) === 0x80 && ((buf[p] & 0x3f) | buf[p - 1] | buf[p - 2]) !== 0) {
+      buf[p] |= 0x40;
+    }
+  }
+}
+
+/**
  * protobuf.js's `utf8.write`: UTF-8, with lone surrogates as 3-byte (WTF-8) sequences, as
  * protobuf.js's `BufferWriter` writes strings of fewer than 40 UTF-16 units.
  * @param {string} string Source
@@ -208,4 +226,6 @@ function putUtf8From(string, buf, pos, i) {
   return pos;
 }
 
-module.exports = { varint32Len, varint64Len, putVarint32, putVarint64, putZigzag64, putNegativeInt32, putFixed32, putFloat, putDouble, putUtf8 };
+module.exports = {
+  varint32Len, varint64Len, putVarint32, putVarint64, putZigzag64, putNegativeInt32, putFixed32, putFloat, putDouble, quietNaNs, putUtf8,
+};

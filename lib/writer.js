@@ -8,9 +8,14 @@
  * `finish()` (lib/finish.js) splices those in, or, when there are none, returns a view of the
  * bytes already written.
  *
- * Every method converts its argument first and only then reads the writer's position: the
- * conversion may run user code (`valueOf`, getters), even code that writes to this writer or
- * creates another one.
+ * A conversion may run user code (`valueOf`, `toString`, getters, Proxies), even code that writes
+ * to this writer or encodes with another one. Scalar methods convert their argument before they
+ * touch the writer, as protobuf.js does. Methods that convert elements as they write them (the
+ * packed methods, `bytes` and `raw` of array-likes) *hold* the writer meanwhile (`_hold`): the
+ * room they write into is reserved, so other writers keep out of it; a call on this writer
+ * from inside the conversion throws (protobuf.js would interleave the two and corrupt both);
+ * and if the conversion throws, the writer is left as protobuf.js leaves it (`_undo`), never
+ * with bytes it did not write.
  */
 
 const { ENTRY_WORDS, OPEN, FIXUP, PREFIX, REF, RUN } = require('./tape');
@@ -18,6 +23,7 @@ const memory = require('./memory');
 const settings = require('./settings');
 const { BITS, longBits } = require('./long');
 const { finish, measure } = require('./finish');
+const { typedName, isTypedArray, lengthOf, viewOf } = require('./typed');
 const { varint32Len, putVarint32, putVarint64, putZigzag64, putNegativeInt32, putFixed32, putFloat, putDouble, putUtf8 } = require('./varint');
 
 /** Strings shorter than this are encoded by a JS loop, as protobuf.js's `BufferWriter` does
@@ -30,6 +36,9 @@ const UTF8_LOOP_MAX = 40;
 const STRING_SHORT_MAX = 128;
 
 const EMPTY = Buffer.alloc(0);
+/** `_end` while the writer is held: no room, so that any write goes to `_grow`, which refuses it. */
+const HELD_END = -1;
+
 
 /**
  * Constructs a new writer.
@@ -58,8 +67,10 @@ function RustWriter() {
   /** RUN entries, and the entry index of the last one (-1 if none) */
   this._runs = 0;
   this._lastRun = -1;
-  /** @type {Array|null} what REF and RUN entries refer to: `[array, length, …]` */
+  /** @type {Array|null} what REF and RUN entries refer to: `[array, count, its length then, …]` */
   this._refs = null;
+  /** while a call converts elements (`_hold`): the `_end` to restore; else -1 */
+  this._held = -1;
   memory.claim(this);
 }
 
@@ -87,7 +98,64 @@ RustWriter.alloc = function alloc(size) {
  * @private
  */
 RustWriter.prototype._grow = function _grow(n) {
+  if (this._held >= 0) heldError();
   return memory.grow(this, n);
+};
+
+/**
+ * Throws for a call made on a writer from inside a conversion of one of its own calls.
+ * @returns {never} Throws
+ */
+function heldError() {
+  throw new Error('protobufjs-rustwriter: a writer cannot be used by a valueOf, toString or getter that one of its own calls ' +
+    'is converting (the writes would interleave)');
+}
+
+/**
+ * Holds this writer while a call converts elements, which may run user code: `_pos` moves to
+ * `mark`, the end of the room the call writes into, so that the room is reserved; `_end` makes
+ * any write go to `_grow`, which refuses it, as `ldelim`, `reset` and `finish` do.
+ * @param {number} mark End of the reserved room
+ * @returns {undefined}
+ * @private
+ */
+RustWriter.prototype._hold = function _hold(mark) {
+  this._pos = mark;
+  this._held = this._end;
+  this._end = HELD_END;
+};
+
+/**
+ * Ends a hold. If another writer evicted this one from the slab meanwhile, `_end` is no longer
+ * {@link HELD_END} and stays as the eviction left it.
+ * @returns {undefined}
+ * @private
+ */
+RustWriter.prototype._release = function _release() {
+  if (this._end === HELD_END) this._end = this._held;
+  this._held = -1;
+};
+
+/**
+ * Ends a hold whose conversion threw: the write position goes back to `offset` bytes from the
+ * region's start, where protobuf.js's writer leaves it, so nothing written during the call is
+ * ever returned.
+ * @param {number} offset Offset from the region's start
+ * @returns {undefined}
+ * @private
+ */
+RustWriter.prototype._undo = function _undo(offset) {
+  this._release();
+  this._pos = this._start + offset;
+};
+
+/**
+ * Throws if a call is being made from inside a conversion of one of this writer's own calls.
+ * @returns {undefined}
+ * @private
+ */
+RustWriter.prototype._checkFree = function _checkFree() {
+  if (this._held >= 0) heldError();
 };
 
 /**
@@ -271,29 +339,34 @@ RustWriter.prototype.fixed64 = function write_fixed64(value) {
 RustWriter.prototype.sfixed64 = RustWriter.prototype.fixed64;
 
 /**
- * @param {*} value Anything
- * @returns {boolean} Whether `value` is a typed array (of any realm; not a `DataView`)
- */
-function isTypedArray(value) {
-  return ArrayBuffer.isView(value) && value.BYTES_PER_ELEMENT !== undefined;
-}
-
-/**
- * Copies `len` elements of `value` as bytes (ToUint8, like `Uint8Array#set`) to `buf[at]`.
- * Typed arrays go through `set`; other array-likes are read element by element up to the
- * length already reserved, so a `length` getter cannot make the copy overrun.
- * @param {Uint8Array} buf Destination
- * @param {number} at Byte index
+ * Writes `len` elements of `value` as bytes (ToUint8, like `Uint8Array#set`) at the write
+ * position, which has room for them. A typed array is copied with `set` (no user code runs);
+ * other array-likes (and a typed array whose own `length` claims more than it holds) are
+ * converted element by element, up to `len` (so a `length` getter cannot make the copy overrun),
+ * with the writer held.
+ * @param {RustWriter} w Writer
  * @param {ArrayLike<number>} value Source
  * @param {number} len Elements to copy
- * @returns {undefined}
+ * @param {number} undoTo Offset from the region's start to go back to if a conversion throws
+ * @returns {RustWriter} `w`
  */
-function copyBytes(buf, at, value, len) {
-  if (isTypedArray(value)) {
-    buf.set(value.length === len ? value : value.subarray(0, len), at);
+function copyBytes(w, value, len, undoTo) {
+  const at = w._pos;
+  const buf = w._buf;
+  if (isTypedArray(value) && lengthOf(value) >= len) {
+    buf.set(lengthOf(value) === len ? value : viewOf(value, len), at);
   } else {
-    for (let i = 0; i < len; ++i) buf[at + i] = value[i];
+    w._hold(at + len);
+    try {
+      for (let i = 0; i < len; ++i) buf[at + i] = value[i];
+    } catch (err) {
+      w._undo(undoTo);
+      throw err;
+    }
+    w._release();
   }
+  w._pos = at + len;
+  return w;
 }
 
 /**
@@ -304,16 +377,12 @@ function copyBytes(buf, at, value, len) {
 RustWriter.prototype.bytes = function write_bytes(value) {
   if (typeof value === 'string' || value instanceof String) value = Buffer.from(value, 'base64');
   const len = value.length >>> 0;
-  if (len >= settings.refMin && value instanceof Uint8Array) return this._reference(value, len, true);
-  const need = len + 5;
+  if (len >= settings.refMin && typedName(value) === 'Uint8Array' && lengthOf(value) >= len) return this._reference(value, len, len);
   let p = this._pos;
-  if (p + need > this._end) p = this._grow(need);
-  this._pos = p + need; // reserve first: copying an array-like may run user code
-  const buf = this._buf;
-  p = putVarint32(buf, p, len);
-  if (len) copyBytes(buf, p, value, len);
-  this._pos = p + len;
-  return this;
+  if (p + len + 5 > this._end) p = this._grow(len + 5);
+  this._pos = putVarint32(this._buf, p, len);
+  // As protobuf.js's: if converting an element throws, the length prefix stays.
+  return len ? copyBytes(this, value, len, this._pos - this._start) : this;
 };
 
 /**
@@ -324,33 +393,44 @@ RustWriter.prototype.bytes = function write_bytes(value) {
 RustWriter.prototype.raw = function write_raw(value) {
   const len = value.length >>> 0;
   if (!len) return this;
+  const before = this._pos - this._start;
+  if (this._pos + len > this._end) this._grow(len);
+  return copyBytes(this, value, len, before);
+};
+
+/**
+ * Writes the first `count` elements of a typed array by reference: their `byteLength` bytes are
+ * copied once, into the result, by `finish()`, which throws if the array no longer holds the
+ * elements it held now (detached, or resized).
+ * @param {ArrayBufferView} array Typed array whose bytes are the wire bytes
+ * @param {number} count Elements to write, at most `lengthOf(array)`
+ * @param {number} byteLength Their bytes
+ * @returns {RustWriter} `this`
+ * @private
+ */
+RustWriter.prototype._reference = function _reference(array, count, byteLength) {
   let p = this._pos;
-  if (p + len > this._end) p = this._grow(len);
-  this._pos = p + len; // reserve first, as in `bytes`
-  copyBytes(this._buf, p, value, len);
+  if (p + 5 > this._end) p = this._grow(5);
+  p = putVarint32(this._buf, p, byteLength);
+  this._pos = p;
+  const r = this._keep(array, count);
+  this._entry(p - this._start, REF, r, byteLength);
+  this._extra += byteLength;
   return this;
 };
 
 /**
- * Writes `len` bytes of `value` by reference: they are copied once, into the result, by
- * `finish()`.
- * @param {Uint8Array} value Bytes
- * @param {number} len Bytes to write (`value.length` now)
- * @param {boolean} prefixed Whether to write the length varint first
- * @returns {RustWriter} `this`
+ * Keeps `array` until `finish()`, for a REF or RUN entry.
+ * @param {ArrayLike<*>} array Elements
+ * @param {number} count Elements to write
+ * @returns {number} Its index in `_refs`
  * @private
  */
-RustWriter.prototype._reference = function _reference(value, len, prefixed) {
-  let p = this._pos;
-  if (p + 5 > this._end) p = this._grow(5);
-  if (prefixed) p = putVarint32(this._buf, p, len);
-  this._pos = p;
+RustWriter.prototype._keep = function _keep(array, count) {
   if (this._refs === null) this._refs = [];
   const r = this._refs.length;
-  this._refs.push(value, len);
-  this._entry(p - this._start, REF, r, len);
-  this._extra += len;
-  return this;
+  this._refs.push(array, count, lengthOf(array));
+  return r;
 };
 
 /**
@@ -366,7 +446,23 @@ RustWriter.prototype.string = function write_string(value) {
     let p = this._pos;
     if (p + need > this._end) p = this._grow(need);
     const buf = this._buf;
-    const end = n < UTF8_LOOP_MAX ? putUtf8(value, buf, p + 1) : p + 1 + buf.utf8Write(value, p + 1);
+    let end;
+    if (n >= UTF8_LOOP_MAX) {
+      end = p + 1 + buf.utf8Write(value, p + 1);
+    } else if (typeof value === 'string') {
+      end = putUtf8(value, buf, p + 1);
+    } else {
+      // Not a string but something with a length, read as protobuf.js reads it: with
+      // `charCodeAt`, which may run user code, so with the writer held.
+      this._hold(p + need);
+      try {
+        end = putUtf8(value, buf, p + 1);
+      } catch (err) {
+        this._undo(p - this._start);
+        throw err;
+      }
+      this._release();
+    }
     const len = end - p - 1;
     if (len < 128) {
       buf[p] = len;
@@ -418,6 +514,7 @@ RustWriter.prototype.fork = function fork() {
  * @returns {RustWriter} `this`
  */
 RustWriter.prototype.reset = function reset() {
+  this._checkFree();
   const f = this._f;
   if (f >= 0) {
     const E = this._e;
@@ -460,6 +557,7 @@ RustWriter.prototype._countRuns = function _countRuns() {
  * @returns {RustWriter} `this`
  */
 RustWriter.prototype.ldelim = function ldelim() {
+  if (this._held >= 0) heldError();
   const f = this._f;
   if (f < 0) return this._prefixAll();
   const E = this._e;
@@ -546,6 +644,7 @@ RustWriter.prototype._prefixAll = function _prefixAll() {
  * @returns {Buffer} Finished buffer
  */
 RustWriter.prototype.finish = function finish_rust() {
+  this._checkFree();
   return finish(this);
 };
 
@@ -557,6 +656,7 @@ RustWriter.prototype.finish = function finish_rust() {
  * @returns {T} The provided buffer
  */
 RustWriter.prototype.finishInto = function finishInto(buf, offset) {
+  this._checkFree();
   buf.set(finish(this), offset === undefined ? 0 : offset);
   return buf;
 };
@@ -589,4 +689,4 @@ Object.defineProperties(RustWriter.prototype, {
   len: { configurable: true, enumerable: true, get: get_pos },
 });
 
-module.exports = { RustWriter, isTypedArray };
+module.exports = { RustWriter };
