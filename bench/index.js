@@ -213,6 +213,10 @@ function targetsText({ targets, skipped }, noise) {
   summary.push(`Noise of this run: load average ${noise.loadAverageAtStart.toFixed(1)} on ${noise.cores} cores at the start; ` +
     `${noise.noisyTimings} of ${noise.timings} timings have margins above ±${NOISY_RME}%; ${noise.noisyAllocations} of ` +
     `${noise.allocations} allocation measurements spread more than 10% or failed.`);
+  if (noise.noisyTimings > noise.timings / 2) {
+    summary.push(`Most timings are noisy, so most ranges are wide: for verdicts that tell, rerun when the machine is idle ` +
+      `(load average well below ${noise.cores}).`);
+  }
   return `\nTargets (RustWriter's ops/s over the other writer's, both from this run; in parentheses the range the ` +
     `two timings' margins allow):\n${lines.join('')}\n${summary.join('\n')}\n`;
 }

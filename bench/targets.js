@@ -153,7 +153,7 @@ function allocationRow(measured) {
   const more = cases.filter((x) => x.ratio > 1).map((x) => x.id);
   return row({
     what: `bytes RustWriter allocates per op, this run over the last published run (commit ${PUBLISHED_ALLOC.commit}, ` +
-      `${PUBLISHED_ALLOC.date}), the worst of ${cases.length} cases`,
+      `${PUBLISHED_ALLOC.date}), ${cases.length === 1 ? 'the one case run' : `the worst of ${cases.length} cases`}`,
     short: 'allocation vs the last published run',
     threshold: 1,
     atMost: true,
