@@ -2,7 +2,10 @@
 
 /** The command line of bench/index.js: its options, and the `--help` text. */
 
-const { CASES, CONTENDERS, COMPARISONS } = require('./cases');
+const { CASES, CONTENDERS, COMPARISONS, contendersOf } = require('./cases');
+const { budgetOf } = require('./progress');
+const { ROUNDS } = require('./suite');
+const format = require('./format');
 
 /** Exit code of a command line that names an unknown option or case. */
 const USAGE_EXIT = 2;
@@ -50,6 +53,7 @@ function columns(rows) {
  * @returns {string} Text
  */
 function helpText(files) {
+  const fullRun = CASES.reduce((sum, c) => sum + budgetOf(c, contendersOf(c), ROUNDS), 0);
   const cases = columns([['id', 'group', 'message'], ...CASES.map((c) => [c.id, c.group, c.title])]);
   const contenders = columns(CONTENDERS.map((c) => [c.key, c.name, c.breakdown ? 'breakdown only, every case' : c.pbjs7Codegen
     ? `on ${CASES.filter((x) => x.pbjs7Codegen).map((x) => x.id).join(', ')}` : 'every case']));
@@ -58,7 +62,8 @@ function helpText(files) {
 
 Times RustWriter against protobufjs's own writers, case by case, after checking that every writer
 gives the same bytes. Prints to the console only; the results, as JSON, go to ${files.lastRun}
-(not tracked by git). A full run takes about 7 minutes on 2 cores.
+(not tracked by git). A full run takes about ${format.duration(fullRun)} on 2 idle cores; progress and an
+estimate of the time left go to stderr.
 
 Cases (an id or a group; none: all of them, in this order):
 ${cases}
