@@ -17,6 +17,7 @@ const path = require('path');
 const protobuf = require('protobufjs');
 const protobuf7 = require('protobufjs7');
 const { RustWriter } = require('..');
+const { loadInstance } = require('./instances');
 const { prng } = require('../test/helpers');
 const data = require('./data');
 const modelled = require('./data-modelled');
@@ -31,27 +32,64 @@ const SEED = 42;
 const VERSION_8 = require('protobufjs/package.json').version;
 const VERSION_7 = require('protobufjs7/package.json').version;
 
+/** The environment under which the JS-only contender's instance of the package loads. */
+const JS_ONLY_ENV = { PROTOBUFJS_RUSTWRITER: 'js' };
+
+/**
+ * RustWriter of a separate instance of the package loaded under `env` (bench/instances.js),
+ * checked to be that instance's own class and to use the addon exactly when `native` says; the
+ * main instance must come out of the load as it went in.
+ * @param {Object<string, string>} env Environment of the instance
+ * @param {boolean} native Whether the instance must use the native addon
+ * @returns {Function} The instance's RustWriter
+ */
+function instanceWriter(env, native) {
+  const wasNative = RustWriter.native;
+  const { RustWriter: Writer } = loadInstance(env);
+  const setting = Object.entries(env).map(([name, value]) => `${name}=${value}`).join(' ');
+  if (Writer === RustWriter) throw new Error(`${setting} gave the main instance's RustWriter, not a separate one`);
+  if (Writer.native !== native) throw new Error(`RustWriter under ${setting} has native === ${Writer.native}, not ${native}`);
+  if (require('..').RustWriter !== RustWriter || RustWriter.native !== wasNative) {
+    throw new Error(`loading RustWriter under ${setting} changed the main instance`);
+  }
+  return Writer;
+}
+
 /**
  * The contenders, in the order each round times them. `op` is what one op does (OP_SOURCES);
  * `checked` contenders must produce the reference's bytes (the first one's, protobufjs 8.8.1's);
  * `breakdown` contenders (a writer that writes nothing, RustWriter without `finish()`) produce no
  * bytes to check and only feed the breakdown of where the time goes; `pbjs7Codegen` is timed only
- * on the cases that ask for it (RustWriter driven by protobufjs 7.6.6's generated code).
+ * on the cases that ask for it (RustWriter driven by protobufjs 7.6.6's generated code); `env`
+ * marks a writer of a separate instance of the package loaded under those variables
+ * (instanceWriter). Every contender that is neither `breakdown` nor `pbjs7Codegen` gets a column
+ * of its own in the speed and allocation tables; a ratio between two contenders goes in
+ * COMPARISONS.
  */
 const CONTENDERS = [
   { key: 'pbjs8', name: `protobufjs ${VERSION_8}`, pkg: 'protobufjs', pb: protobuf, writer: protobuf.Writer, op: 'own', checked: true },
   { key: 'pbjs7', name: `protobufjs ${VERSION_7}`, pkg: 'protobufjs7', pb: protobuf7, writer: protobuf7.Writer, op: 'own', checked: true },
   { key: 'rust', name: `RustWriter (${VERSION_8} codegen)`, pkg: 'protobufjs', pb: protobuf, writer: RustWriter, op: 'passed', checked: true },
   {
+    key: 'rust-js', name: `RustWriter, JS only (${VERSION_8} codegen)`, pkg: 'protobufjs', pb: protobuf,
+    writer: instanceWriter(JS_ONLY_ENV, false), env: JS_ONLY_ENV, op: 'passed', checked: true,
+  },
+  {
     key: 'rust7', name: `RustWriter (${VERSION_7} codegen)`, pkg: 'protobufjs7', pb: protobuf7, writer: RustWriter, op: 'passed',
     checked: true, pbjs7Codegen: true,
   },
   {
-    key: 'record', name: `RustWriter recording only (${VERSION_8} codegen)`, pkg: 'protobufjs', pb: protobuf, writer: RustWriter,
+    key: 'record', name: `RustWriter without finish() (${VERSION_8} codegen)`, pkg: 'protobufjs', pb: protobuf, writer: RustWriter,
     op: 'record', breakdown: true,
   },
   { key: 'null', name: `null writer (${VERSION_8} codegen)`, pkg: 'protobufjs', pb: protobuf, writer: NullWriter, op: 'passed', breakdown: true },
 ];
+
+/**
+ * Ratios between two contenders that each case reports beside RustWriter's ratios over
+ * protobufjs: `of`'s ops/s over `over`'s, under `label`, wherever a case timed both.
+ */
+const COMPARISONS = [{ key: 'nativeAdds', label: 'native addon adds', of: 'rust', over: 'rust-js' }];
 
 /**
  * What one benchmark op does, per mode and contender `op`. `T` is the message type, `m` the input,
@@ -142,18 +180,6 @@ const CASES = [
 ];
 
 /**
- * The cases a command line names (ids or groups); all of them for an empty list.
- * @param {string[]} names Case ids or groups
- * @returns {object[]} Cases, in run order
- */
-function selectCases(names) {
-  const known = new Set(CASES.flatMap((c) => [c.id, c.group]));
-  const unknown = names.filter((n) => !known.has(n));
-  if (unknown.length) throw new Error(`unknown case ${unknown.join(', ')}; cases: ${[...known].join(', ')}`);
-  return names.length ? CASES.filter((c) => names.includes(c.id) || names.includes(c.group)) : CASES;
-}
-
-/**
  * One benchmark op as a fresh function. Compiled per (case, contender) so that no call site, and
  * so no type feedback, is shared between benchmarks.
  * @param {string} source Function body
@@ -220,4 +246,4 @@ function prepareCase(c, statics, keys) {
   });
 }
 
-module.exports = { CASES, CONTENDERS, PROTO_FILE, selectCases, contendersOf, prepareCase };
+module.exports = { CASES, CONTENDERS, COMPARISONS, PROTO_FILE, contendersOf, prepareCase };

@@ -35,6 +35,27 @@ function ratio(ratio) {
 }
 
 /**
+ * What a target needs, as "at least 1.60x" or "at most 1.00x".
+ * @param {{threshold: number, atMost: boolean}} target Row of bench/targets.js
+ * @returns {string} Text
+ */
+function needed(target) {
+  return `${target.atMost ? 'at most' : 'at least'} ${ratio(target.threshold)}`;
+}
+
+/**
+ * What a target measured, as "0.92x (0.61x to 1.35x; faster here: protobufjs 8.8.1)".
+ * @param {{value: number|null, range: number[]|null, detail: string}} target Row of bench/targets.js
+ * @returns {string} Text ("nothing" when not measured)
+ */
+function measured(target) {
+  if (target.value === null) return 'nothing';
+  const range = target.range ? `${ratio(target.range[0])} to ${Number.isFinite(target.range[1]) ? ratio(target.range[1]) : 'any'}` : '';
+  const notes = [range, target.detail].filter(Boolean);
+  return `${ratio(target.value)}${notes.length ? ` (${notes.join('; ')})` : ''}`;
+}
+
+/**
  * A byte count in B, KiB or MiB, three significant digits at most.
  * @param {number} bytes Bytes (may be negative or fractional)
  * @returns {string} e.g. "512 B", "12.3 KiB", "1.02 MiB"
@@ -76,4 +97,4 @@ function commitLine(run) {
   return `commit ${run.git.commit.slice(0, 7)}${run.git.dirty ? ' (plus uncommitted changes)' : ''}`;
 }
 
-module.exports = { opsPerSecond, timePerOp, ratio, byteSize, duration, machineLine, commitLine };
+module.exports = { opsPerSecond, timePerOp, ratio, needed, measured, byteSize, duration, machineLine, commitLine };

@@ -2,37 +2,41 @@
 
 /**
  * `npm run bench [-- case ...]`: RustWriter against protobufjs 8.8.1's and 7.6.6's writers on
- * the cases of bench/cases.js. Per case: byte check and ops/s of every contender, timed in this
- * process under Node's default flags (bench/suite.js); where the time goes (protobufjs 8.8.1, a
- * null writer, RustWriter recording only and in full, native calls per op); bytes allocated per
- * op, measured in a child process with the flags that needs (bench/alloc.js). Then the targets of
- * issue 11 (bench/targets.js).
+ * the cases of bench/cases.js, and against itself without the native addon. Per case: byte check
+ * and ops/s of every contender, timed in this process under Node's default flags
+ * (bench/suite.js); where the time goes (protobufjs 8.8.1, a null writer, RustWriter without
+ * `finish()` and in full, native calls per op); bytes allocated per op, measured in a child
+ * process with the flags that needs (bench/alloc.js). Then the targets (bench/targets.js) and a
+ * summary of which misses are noise. `--help` lists cases, contenders and options
+ * (bench/options.js).
  *
- * A full run writes bench/results/latest.json and renders the SVG and the README tables from it
- * (bench/render.js). A run of some cases (`npm run bench -- tiny stream`, or BENCH_CASES="tiny
- * stream"; ids or groups of bench/cases.js) writes bench/results/subset.json and renders nothing,
- * so the README only ever shows a full run. Exits 1 if some case's bytes differ; a missed
- * target is only reported.
+ * Results go to stdout, progress to stderr (bench/progress.js). A run writes nothing git tracks:
+ * its JSON goes to target/bench/last-run.json. Only `--update` (`npm run bench:update`), and only
+ * on a full run, also writes bench/results/latest.json and renders the SVG and the README tables
+ * from it (bench/render.js), so the README only ever shows a full run. Exits 1 if some case's
+ * bytes differ, 2 on an unknown option or case; a missed target is only reported.
  */
 
 const { execFileSync } = require('child_process');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
-const { CASES, CONTENDERS, PROTO_FILE, selectCases, contendersOf, prepareCase } = require('./cases');
+const { RustWriter } = require('..');
+const { CASES, CONTENDERS, COMPARISONS, PROTO_FILE, contendersOf, prepareCase } = require('./cases');
 const { runCase, BENCH_OPTIONS, ROUNDS } = require('./suite');
 const { measureInChild, ALLOC_FLAGS } = require('./alloc');
 const { loadStaticModules } = require('./static');
 const { evaluateTargets } = require('./targets');
+const { parseOptions, helpText, UsageError, USAGE_EXIT } = require('./options');
+const { Progress, budgetOf } = require('./progress');
 const format = require('./format');
 const render = require('./render');
 
 const ROOT = path.join(__dirname, '..');
-const RESULTS_DIR = path.join(__dirname, 'results');
-const FULL_RESULTS = path.join(RESULTS_DIR, 'latest.json');
-const SUBSET_RESULTS = path.join(RESULTS_DIR, 'subset.json');
+/** Every run's results: under cargo's target/, which git ignores. */
+const LAST_RUN = path.join(ROOT, 'target', 'bench', 'last-run.json');
 /** Width of the contender-name column of the console report (the longest name). */
-const NAME_WIDTH = 41;
+const NAME_WIDTH = Math.max(...CONTENDERS.map((c) => c.name.length));
 /** A timing whose relative margin of error (%) exceeds this is called out as noisy. */
 const NOISY_RME = 10;
 /**
@@ -40,31 +44,23 @@ const NOISY_RME = 10;
  * (a result slab running out), few enough to take well under a second on the 1 MB case.
  */
 const NATIVE_CALL_OPS = 100;
-/** The writer's internal module whose `stats.calls` counts native calls (issue 11). */
+/** The writer's internal module whose `stats.calls` counts native calls. */
 const NATIVE_MODULE = '../lib/native';
 
 const NAMES = Object.fromEntries(CONTENDERS.map(({ key, name }) => [key, name]));
 
 /**
- * Case names from the command line, else from BENCH_CASES (space- or comma-separated).
- * @param {string[]} argv Command-line arguments
- * @returns {string[]} Names (empty: all cases)
- */
-function requestedCases(argv) {
-  if (argv.length) return argv;
-  return (process.env.BENCH_CASES || '').split(/[\s,]+/).filter(Boolean);
-}
-
-/**
- * RustWriter's ops/s over each protobufjs writer's, and over the faster of the two; and
- * RustWriter driven by protobufjs 7.6.6's code over protobufjs 7.6.6, where it was timed.
+ * RustWriter's ops/s over each protobufjs writer's, and over the faster of the two; RustWriter
+ * driven by protobufjs 7.6.6's code over protobufjs 7.6.6, where it was timed; and each of
+ * COMPARISONS whose two contenders the case timed.
  * @param {Object<string, {hz: number}>} contenders Timed contenders by key
- * @returns {{pbjs8: number, pbjs7: number, faster: number, rust7VsPbjs7?: number}} Ratios
+ * @returns {{pbjs8: number, pbjs7: number, faster: number, rust7VsPbjs7?: number}} Ratios (and COMPARISONS' keys)
  */
 function ratiosOf(contenders) {
   const { rust, pbjs8, pbjs7, rust7 } = contenders;
   const ratios = { pbjs8: rust.hz / pbjs8.hz, pbjs7: rust.hz / pbjs7.hz, faster: rust.hz / Math.max(pbjs8.hz, pbjs7.hz) };
   if (rust7) ratios.rust7VsPbjs7 = rust7.hz / pbjs7.hz;
+  for (const { key, of, over } of COMPARISONS) if (contenders[of] && contenders[over]) ratios[key] = contenders[of].hz / contenders[over].hz;
   return ratios;
 }
 
@@ -119,8 +115,21 @@ function allocText(alloc) {
 function breakdownText({ nsPerOp, nativeCallsPerOp: calls }) {
   const time = (key) => format.timePerOp(1e9 / nsPerOp[key]);
   const share = (key) => `${time(key)} (${Math.round((100 * nsPerOp[key]) / nsPerOp.pbjs8)}%)`;
-  return `  time per op: ${NAMES.pbjs8} ${time('pbjs8')}; null writer ${share('null')}; RustWriter recording only ` +
+  return `  time per op: ${NAMES.pbjs8} ${time('pbjs8')}; null writer ${share('null')}; RustWriter without finish() ` +
     `${share('record')}, in full ${share('rust')}; native calls per op ${calls === null ? 'n/a' : calls.toFixed(2)}\n`;
+}
+
+/**
+ * Console text of a case's ratios.
+ * @param {object} ratios Result of ratiosOf
+ * @returns {string} Text
+ */
+function ratiosText(ratios) {
+  const compared = COMPARISONS.filter(({ key }) => ratios[key] !== undefined)
+    .map(({ key, label, of, over }) => `  ${label}: ${format.ratio(ratios[key])} (${NAMES[of]} ÷ ${NAMES[over]})\n`);
+  return `  RustWriter: ${format.ratio(ratios.pbjs8)} vs ${NAMES.pbjs8}, ${format.ratio(ratios.pbjs7)} vs ${NAMES.pbjs7}, ` +
+    `${format.ratio(ratios.faster)} vs the faster` +
+    `${ratios.rust7VsPbjs7 ? `; ${NAMES.rust7}: ${format.ratio(ratios.rust7VsPbjs7)} vs ${NAMES.pbjs7}` : ''}\n${compared.join('')}`;
 }
 
 /**
@@ -151,34 +160,65 @@ async function benchCase(c, statics) {
   }
   record.ratios = ratiosOf(record.contenders);
   record.breakdown = breakdownOf(record.contenders, nativeCalls);
-  process.stdout.write(`  RustWriter: ${format.ratio(record.ratios.pbjs8)} vs ${NAMES.pbjs8}, ` +
-    `${format.ratio(record.ratios.pbjs7)} vs ${NAMES.pbjs7}, ${format.ratio(record.ratios.faster)} vs the faster` +
-    `${record.ratios.rust7VsPbjs7 ? `; ${NAMES.rust7}: ${format.ratio(record.ratios.rust7VsPbjs7)} vs ${NAMES.pbjs7}` : ''}\n`);
+  process.stdout.write(ratiosText(record.ratios));
   process.stdout.write(breakdownText(record.breakdown));
   return record;
 }
 
 /**
- * Sentences on how noisy the run was, for the console and the README.
+ * How noisy the run was: the load when it started, and the timings and allocation measurements
+ * whose margins are wide.
  * @param {object[]} records Case records
  * @param {number} loadAverage One-minute load average when the run started
- * @returns {string[]} Notes (none for a quiet run)
+ * @returns {{loadAverageAtStart: number, cores: number, timings: number, noisyTimings: number,
+ *   allocations: number, noisyAllocations: number, notes: string[]}} Noise, and sentences on it for the README
  */
-function noiseNotes(records, loadAverage) {
+function noiseOf(records, loadAverage) {
   const measured = records.flatMap((r) => (r.error ? [] : Object.values(r.contenders)));
   const allocs = measured.filter((m) => m.alloc).map((m) => m.alloc);
-  const noisyTimings = measured.filter((m) => m.rme > NOISY_RME).length;
-  const noisyAllocs = allocs.filter((a) => a.error || a.noisy).length;
-  const notes = [];
-  if (noisyTimings) {
-    notes.push(`${noisyTimings} of ${measured.length} timings have a margin of error above ±${NOISY_RME}% ` +
-      `(load average ${loadAverage.toFixed(1)} on ${os.cpus().length} cores at the start): their ratios are rough.`);
+  const noise = {
+    loadAverageAtStart: loadAverage,
+    cores: os.cpus().length,
+    timings: measured.length,
+    noisyTimings: measured.filter((m) => m.rme > NOISY_RME).length,
+    allocations: allocs.length,
+    noisyAllocations: allocs.filter((a) => a.error || a.noisy).length,
+    notes: [],
+  };
+  if (noise.noisyTimings) {
+    noise.notes.push(`${noise.noisyTimings} of ${noise.timings} timings have a margin of error above ±${NOISY_RME}% ` +
+      `(load average ${loadAverage.toFixed(1)} on ${noise.cores} cores at the start): their ratios are rough.`);
   }
-  if (noisyAllocs) {
-    notes.push(`${noisyAllocs} of ${allocs.length} allocation measurements spread more than 10% between windows ` +
-      '(pooled allocations such as slabs) or failed, marked ~ or n/a.');
+  if (noise.noisyAllocations) {
+    noise.notes.push(`${noise.noisyAllocations} of ${noise.allocations} allocation measurements spread more than 10% between ` +
+      'windows (pooled allocations such as slabs) or failed, marked ~ or n/a.');
   }
-  return notes;
+  return noise;
+}
+
+/**
+ * The targets in plain words: one line each, then which misses are noise and which are real.
+ * @param {{targets: object[], skipped: string[]}} evaluated Result of evaluateTargets
+ * @param {object} noise Result of noiseOf
+ * @returns {string} Text
+ */
+function targetsText({ targets, skipped }, noise) {
+  const lines = targets.map((t) => `  ${t.what}: needed ${format.needed(t)}, measured ${format.measured(t)}: ${t.verdict}\n`);
+  const by = (status) => targets.filter((t) => t.status === status).map((t) => t.short);
+  const [met, inNoise, missed] = ['met', 'noise', 'missed'].map(by);
+  const summary = [`Summary: ${met.length} of ${targets.length} targets met.`];
+  if (inNoise.length) summary.push(`Missed within noise (the margins reach the target; another run may meet them): ${inNoise.join('; ')}.`);
+  if (missed.length) summary.push(`Missed for real (the whole margin falls short): ${missed.join('; ')}.`);
+  if (skipped.length) summary.push(`Not evaluated on this run: ${skipped.join('; ')}.`);
+  summary.push(`Noise of this run: load average ${noise.loadAverageAtStart.toFixed(1)} on ${noise.cores} cores at the start; ` +
+    `${noise.noisyTimings} of ${noise.timings} timings have margins above ±${NOISY_RME}%; ${noise.noisyAllocations} of ` +
+    `${noise.allocations} allocation measurements spread more than 10% or failed.`);
+  if (noise.noisyTimings > noise.timings / 2) {
+    summary.push(`Most timings are noisy, so most ranges are wide: for verdicts that tell, rerun when the machine is idle ` +
+      `(load average well below ${noise.cores}).`);
+  }
+  return `\nTargets (RustWriter's ops/s over the other writer's, both from this run; in parentheses the range the ` +
+    `two timings' margins allow):\n${lines.join('')}\n${summary.join('\n')}\n`;
 }
 
 /**
@@ -204,30 +244,42 @@ function versionOf(name) {
 }
 
 /**
- * Runs the requested cases and writes the results file.
- * @param {string[]} argv Command-line arguments
+ * Writes a JSON file, creating its directory.
+ * @param {string} file Path
+ * @param {object} value Value
+ * @returns {undefined}
+ */
+function writeJson(file, value) {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, `${JSON.stringify(value, null, 2)}\n`);
+}
+
+/**
+ * Runs the cases of a command line, reports them and writes the results file.
+ * @param {{update: boolean, cases: object[]}} options Parsed command line
  * @returns {Promise<undefined>}
  */
-async function main(argv) {
+async function run(options) {
   const started = Date.now();
   const [loadAverage] = os.loadavg();
-  const cases = selectCases(requestedCases(argv));
-  const staticCase = cases.find((c) => c.codegen === 'static');
-  const statics = staticCase ? await loadStaticModules(PROTO_FILE, contendersOf(staticCase)) : null;
+  const { cases } = options;
+  const progress = new Progress(cases.map((c) => ({ id: c.id, budget: budgetOf(c, contendersOf(c), ROUNDS) })));
+  progress.start(`Benchmarking ${cases.length} of ${CASES.length} cases, ${ROUNDS} rounds each, load average ` +
+    `${loadAverage.toFixed(1)} on ${os.cpus().length} cores`);
   const records = [];
-  for (const c of cases) records.push(await benchCase(c, statics));
-
-  const targets = evaluateTargets(records, CASES.length, NAMES);
-  process.stdout.write('\nTargets (this run):\n');
-  for (const t of targets) {
-    const value = t.value === null ? '' : `${format.ratio(t.value)} (target ${format.ratio(t.threshold)})`;
-    process.stdout.write(`  ${t.status.padEnd(5)} ${t.label}: ${value}\n`);
+  for (const c of cases) {
+    const contenders = contendersOf(c);
+    progress.caseStart(`(${c.title}): checking bytes, timing ${contenders.length} writers × ${ROUNDS} rounds, measuring allocation`);
+    const statics = c.codegen === 'static' ? await loadStaticModules(PROTO_FILE, contenders) : null;
+    records.push(await benchCase(c, statics));
+    progress.caseEnd();
   }
-  const notes = noiseNotes(records, loadAverage);
-  for (const note of notes) process.stdout.write(`Note: ${note}\n`);
 
-  const full = cases.length === CASES.length;
-  const run = {
+  const evaluated = evaluateTargets(records, CASES.length, NAMES);
+  const noise = noiseOf(records, loadAverage);
+  process.stdout.write(targetsText(evaluated, noise));
+
+  const results = {
     date: new Date().toISOString(),
     machine: {
       cpu: os.cpus()[0].model,
@@ -244,8 +296,9 @@ async function main(argv) {
       benchmark: versionOf('benchmark'),
     },
     git: gitState(),
-    contenders: CONTENDERS.map(({ key, name, checked, breakdown, pbjs7Codegen }) =>
-      ({ key, name, checked: Boolean(checked), breakdown: Boolean(breakdown), pbjs7Codegen: Boolean(pbjs7Codegen) })),
+    contenders: CONTENDERS.map(({ key, name, checked, breakdown, pbjs7Codegen, env }) =>
+      ({ key, name, checked: Boolean(checked), breakdown: Boolean(breakdown), pbjs7Codegen: Boolean(pbjs7Codegen), ...(env && { env }) })),
+    comparisons: COMPARISONS,
     options: {
       benchmark: BENCH_OPTIONS,
       rounds: ROUNDS,
@@ -255,16 +308,51 @@ async function main(argv) {
     },
     runtimeSeconds: (Date.now() - started) / 1000,
     cases: records,
-    targets,
-    notes,
+    targets: evaluated.targets,
+    targetsSkipped: evaluated.skipped,
+    noise,
+    notes: noise.notes,
   };
-  fs.mkdirSync(RESULTS_DIR, { recursive: true });
-  const file = full ? FULL_RESULTS : SUBSET_RESULTS;
-  fs.writeFileSync(file, `${JSON.stringify(run, null, 2)}\n`);
-  process.stdout.write(`\n${format.machineLine(run)}, ${format.commitLine(run)}; ` +
-    `${format.duration(run.runtimeSeconds)}; results in ${path.relative(ROOT, file)}\n`);
-  if (full) render.main();
+  writeJson(LAST_RUN, results);
+  process.stdout.write(`\n${format.machineLine(results)}, ${format.commitLine(results)}; ` +
+    `${format.duration(results.runtimeSeconds)}; results in ${path.relative(ROOT, LAST_RUN)}\n`);
+  if (options.update) {
+    writeJson(render.RESULTS, results);
+    render.main();
+  }
   if (records.some((r) => r.error)) process.exitCode = 1;
+}
+
+/**
+ * The command line: `--help`, a run, or a one-line error.
+ * @param {string[]} argv Command-line arguments
+ * @returns {Promise<undefined>}
+ */
+async function main(argv) {
+  let options;
+  try {
+    options = parseOptions(argv, process.env);
+    if (options.update && !options.full) {
+      throw new UsageError(`--update renders the README from a full run only; this command line runs ${options.cases.length} ` +
+        `of ${CASES.length} cases (drop the case names and BENCH_CASES)`);
+    }
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    process.stderr.write(`bench: ${err.message}\n`);
+    process.exitCode = USAGE_EXIT;
+    return;
+  }
+  if (options.help) {
+    process.stdout.write(helpText({ lastRun: path.relative(ROOT, LAST_RUN), results: path.relative(ROOT, render.RESULTS) }));
+    return;
+  }
+  if (!RustWriter.native) {
+    process.stderr.write('bench: RustWriter is not using the native addon here (PROTOBUFJS_RUSTWRITER=js, or no addon ' +
+      'built: npm run build), so the RustWriter contenders would time the JS-only path twice\n');
+    process.exitCode = 1;
+    return;
+  }
+  await run(options);
 }
 
 module.exports = { main };

@@ -5,7 +5,7 @@
  *
  *   perf record -g node --perf-basic-prof bench/probe-case.js strings rust 5
  *
- * Arguments: case id, contender key (pbjs8, pbjs7, rust, rust7, record, null; bench/cases.js),
+ * Arguments: case id, contender key (pbjs8, pbjs7, rust, rust-js, rust7, record, null; bench/cases.js),
  * seconds (default 5).
  */
 

@@ -1,11 +1,12 @@
 'use strict';
 
 /**
- * `node bench/render.js`: renders bench/results/latest.json (written by a full `npm run bench`,
- * which also runs this) into bench/results/latest.svg, a bar chart of RustWriter's ratios, and
- * into the README's benchmark tables (speed, where the time goes, RustWriter under protobufjs
- * 7.6.6's code, allocation, targets), between the markers below. Every number in either comes
- * from the JSON, so neither ever shows a number no run produced.
+ * Renders bench/results/latest.json into bench/results/latest.svg, a bar chart of RustWriter's
+ * ratios, and into the README's benchmark tables (speed, where the time goes, RustWriter under
+ * protobufjs 7.6.6's code, allocation, targets), between the markers below. Only
+ * `npm run bench:update` (bench/index.js `--update`, after a full run) calls it, right after
+ * writing that JSON: every number in either comes from the JSON, so neither ever shows a number
+ * no run produced, and nothing else rewrites these tracked files.
  */
 
 const fs = require('fs');
@@ -37,8 +38,6 @@ const DOMAIN_PADDING = 1.25;
 const COLORS = { pbjs8: '#2f6fb0', pbjs7: '#e08a1e' };
 /** Tick mantissas of the log axis. */
 const TICK_MANTISSAS = [1, 2, 5];
-/** The contenders of the speed and allocation tables: the two protobufjs writers and RustWriter. */
-const MAIN_KEYS = ['pbjs8', 'pbjs7', 'rust'];
 
 /**
  * Escapes text for SVG/XML.
@@ -226,48 +225,88 @@ function pbjs7CodegenTable(run) {
 }
 
 /**
+ * The contenders of the speed and allocation tables: all but the breakdown's and those timed on
+ * some cases only.
+ * @param {object} run Parsed latest.json
+ * @returns {object[]} Contenders, in run order
+ */
+function tableContenders(run) {
+  return run.contenders.filter((c) => !c.breakdown && !c.pbjs7Codegen);
+}
+
+/**
+ * The speed table: per case, bytes, ops/s of every table contender, RustWriter's ratios over
+ * each protobufjs and over the faster, and the run's comparisons.
+ * @param {object} run Parsed latest.json
+ * @returns {string[]} Markdown lines
+ */
+function speedTable(run) {
+  const shown = tableContenders(run);
+  const [ref8, ref7] = ['pbjs8', 'pbjs7'].map((key) => contender(run, key));
+  const ratios = [['pbjs8', `vs ${ref8.name}`], ['pbjs7', `vs ${ref7.name}`], ['faster', 'vs the faster'],
+    ...run.comparisons.map(({ key, label }) => [key, label])];
+  const lines = [
+    tableRow(['case', 'bytes/op', ...shown.map((c) => `${c.name} ops/s`), ...ratios.map(([, label]) => label)]),
+    tableRow(['---', ...Array(1 + shown.length + ratios.length).fill('--:')]),
+  ];
+  for (const c of run.cases) {
+    if (c.error) {
+      lines.push(tableRow([caseTitle(c), c.bytes.toLocaleString('en-US'), 'bytes differ, not timed', ...Array(shown.length + ratios.length - 1).fill('')]));
+      continue;
+    }
+    const hz = shown.map(({ key }) => `${format.opsPerSecond(c.contenders[key].hz)} ±${c.contenders[key].rme.toFixed(1)}%`);
+    const r = ratios.map(([key]) => (c.ratios[key] === undefined ? 'n/a' : format.ratio(c.ratios[key])));
+    lines.push(tableRow([caseTitle(c), c.bytes.toLocaleString('en-US'), ...hz, ...r]));
+  }
+  return lines;
+}
+
+/**
+ * The allocation table: per case, bytes per op of every table contender.
+ * @param {object} run Parsed latest.json
+ * @returns {string[]} Markdown lines
+ */
+function allocationTable(run) {
+  const shown = tableContenders(run);
+  const lines = [tableRow(['case', ...shown.map((c) => c.name)]), tableRow(['---', ...Array(shown.length).fill('--:')])];
+  for (const c of run.cases.filter((x) => !x.error)) lines.push(tableRow([caseTitle(c), ...shown.map(({ key }) => allocCell(c.contenders[key].alloc))]));
+  return lines;
+}
+
+/**
+ * The targets table, in the words of the console report.
+ * @param {object} run Parsed latest.json
+ * @returns {string[]} Markdown lines
+ */
+function targetsTable(run) {
+  return [
+    tableRow(['target', 'needed', 'measured (range within the margins)', 'verdict']),
+    tableRow(['---', '--:', '--:', '---']),
+    ...run.targets.map((t) => tableRow([t.what, format.needed(t), format.measured(t), t.verdict])),
+  ];
+}
+
+/**
  * The README's benchmark section body: run line, chart, speed, breakdown, protobufjs 7.6.6 code,
  * allocation and target tables.
  * @param {object} run Parsed latest.json
  * @returns {string} Markdown, markers included
  */
 function renderMarkdown(run) {
-  const main = MAIN_KEYS.map((key) => contender(run, key));
-  const [ref8, ref7, rust] = main;
-  const speed = [
-    tableRow(['case', 'bytes/op', ...main.map((c) => `${c.name} ops/s`), `vs ${ref8.name}`, `vs ${ref7.name}`, 'vs the faster']),
-    tableRow(['---', ...Array(7).fill('--:')]),
-  ];
-  const alloc = [tableRow(['case', ...main.map((c) => c.name)]), tableRow(['---', ...Array(3).fill('--:')])];
-  for (const c of run.cases) {
-    const title = caseTitle(c);
-    if (c.error) {
-      speed.push(tableRow([title, c.bytes.toLocaleString('en-US'), 'bytes differ, not timed', '', '', '', '', '']));
-      continue;
-    }
-    const hz = MAIN_KEYS.map((key) => {
-      const { hz: opsPerSecond, rme } = c.contenders[key];
-      return `${format.opsPerSecond(opsPerSecond)} ±${rme.toFixed(1)}%`;
-    });
-    const r = c.ratios;
-    speed.push(tableRow([title, c.bytes.toLocaleString('en-US'), ...hz, format.ratio(r.pbjs8), format.ratio(r.pbjs7),
-      format.ratio(r.faster)]));
-    alloc.push(tableRow([title, ...MAIN_KEYS.map((key) => allocCell(c.contenders[key].alloc))]));
-  }
-  const targets = [tableRow(['target', 'ratio', 'needed', '']), tableRow(['---', '--:', '--:', '---'])];
-  for (const t of run.targets) {
-    targets.push(tableRow([t.label, t.value === null ? '' : format.ratio(t.value), `≥ ${format.ratio(t.threshold)}`, t.status]));
-  }
+  const [ref8, ref7, rust] = ['pbjs8', 'pbjs7', 'rust'].map((key) => contender(run, key));
+  const others = tableContenders(run).filter((c) => !['pbjs8', 'pbjs7', 'rust'].includes(c.key)).map((c) => c.name);
   const allocFlags = run.options.allocationNodeFlags;
+  const met = run.targets.filter((t) => t.status === 'met').length;
+  const [noise, missed] = ['noise', 'missed'].map((status) => run.targets.filter((t) => t.status === status).map((t) => t.short));
   return [
     START_MARKER,
-    '<!-- Generated by bench/render.js from bench/results/latest.json: rerun `npm run bench` rather than editing. -->',
-    `${runLine(run)}; ${rust.name} vs ${ref8.name} and ${ref7.name}; timed under Node flags ` +
-      `\`${run.options.nodeFlags.join(' ') || '(none)'}\`; the run took ${format.duration(run.runtimeSeconds)}.`,
+    '<!-- Generated by bench/render.js from bench/results/latest.json: rerun `npm run bench:update` rather than editing. -->',
+    `${runLine(run)}; ${rust.name} vs ${ref8.name} and ${ref7.name}${others.length ? `, beside ${others.join(', ')}` : ''}; ` +
+      `timed under Node flags \`${run.options.nodeFlags.join(' ') || '(none)'}\`; the run took ${format.duration(run.runtimeSeconds)}.`,
     '',
     '![RustWriter ops/s over protobufjs ops/s per case](bench/results/latest.svg)',
     '',
-    ...speed,
+    ...speedTable(run),
     '',
     ...run.notes.map((note) => `Noise: ${note}\n`),
     ...breakdownTable(run),
@@ -276,11 +315,14 @@ function renderMarkdown(run) {
       'the bytes of the result itself; ~: the windows spread more than 10%)' +
       `${allocFlags ? `, measured in a separate process run with \`node ${allocFlags.join(' ')}\`` : ''}:`,
     '',
-    ...alloc,
+    ...allocationTable(run),
     '',
-    'Targets:',
+    `Targets: ${met} of ${run.targets.length} met${noise.length ? `; missed within noise: ${noise.join('; ')}` : ''}` +
+      `${missed.length ? `; missed: ${missed.join('; ')}` : ''}. ` +
+      'Ratios are RustWriter\'s ops/s over the other writer\'s, both from this run; the range is what the two timings\' ' +
+      'margins allow, and a miss whose range reaches the target is noise rather than a real miss:',
     '',
-    ...targets,
+    ...targetsTable(run),
     END_MARKER,
   ].join('\n');
 }
@@ -306,9 +348,8 @@ function main() {
   const run = JSON.parse(fs.readFileSync(RESULTS, 'utf8'));
   fs.writeFileSync(SVG, renderSvg(run));
   fs.writeFileSync(README, replaceSection(fs.readFileSync(README, 'utf8'), renderMarkdown(run)));
-  process.stdout.write(`rendered ${path.relative(process.cwd(), SVG)} and the README benchmark table\n`);
+  process.stdout.write(`wrote ${path.relative(process.cwd(), RESULTS)}, rendered ${path.relative(process.cwd(), SVG)} and ` +
+    'the README benchmark tables\n');
 }
 
-module.exports = { main };
-
-if (require.main === module) main();
+module.exports = { main, renderMarkdown, renderSvg, RESULTS };

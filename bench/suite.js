@@ -26,9 +26,10 @@ const vm = require('vm');
 /**
  * benchmark.js options per contender and round. maxTime is the sampling time (s) after which
  * benchmark.js stops once minSamples are in; each benchmark also spends ~0.4 s compiling and
- * calibrating its loop (measured on 2 cores), so a benchmark takes ~0.8 s. 79 benchmarks × ROUNDS,
- * plus the allocation child processes (~5 s a case), keep `npm run bench` near 7 minutes on 2
- * cores. (Before the breakdown contenders there were 36 benchmarks with 0.6 s of sampling: 3 minutes.)
+ * calibrating its loop (measured on 2 cores), so a benchmark takes ~0.8 s (bench/progress.js
+ * estimates a run from that). 94 benchmarks × ROUNDS, plus the allocation child processes (~5 s a
+ * case), keep `npm run bench` near 8 minutes on 2 idle cores. (Before the breakdown contenders
+ * there were 36 benchmarks with 0.6 s of sampling: 3 minutes.)
  */
 const BENCH_OPTIONS = { minSamples: 5, maxTime: 0.4 };
 /** Rounds of timing per case (odd, for a median). */
