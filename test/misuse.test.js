@@ -18,7 +18,8 @@
 
 const assert = require('assert');
 const Long = require('long');
-const { runBoth } = require('./helpers');
+const { MAX_LENGTH } = require('buffer').constants;
+const { runBoth, runOurs } = require('./helpers');
 
 const SCALAR = ['uint32', 'int32', 'sint32', 'bool', 'fixed32', 'sfixed32', 'float', 'double'];
 const LONG = ['uint64', 'int64', 'sint64', 'fixed64', 'sfixed64'];
@@ -63,17 +64,21 @@ describe('wrong argument types to every method, against protobufjs 8.8.1', () =>
     it(`${method}(): ${Object.keys(VALUES).length} odd arguments give protobufjs's bytes or exception, or a documented difference`, () => {
       for (const [name, value] of Object.entries(VALUES)) {
         const label = `${method}(${name})`;
-        const { actual, expected } = runBoth(script(method, value));
         const n = (value !== null && value !== undefined) && typeof value !== 'symbol' ? value.length : undefined;
+        if ((method === 'bytes' || method === 'raw') && n >>> 0 >= 2 ** 31) {
+          // A claim of 4 GiB: RustWriter refuses it. protobufjs tries to allocate it, which
+          // throws a RangeError only where Buffers cannot be that large (Node before 22).
+          assert.deepStrictEqual(runOurs(script(method, value)), [`${method} threw RangeError`], label);
+          if (MAX_LENGTH <= 2 ** 32) assert.match(runBoth(script(method, value)).expected.pop(), /threw RangeError/, label);
+          continue;
+        }
+        const { actual, expected } = runBoth(script(method, value));
         if (bigIntCall(method, value)) {
           // Extension: BigInt is encoded as the equivalent Long.
           const asLong = typeof value === 'bigint' ? toLong(value) : Array.from(value, toLong);
           assert.deepStrictEqual(actual, runBoth(script(method, asLong)).expected, label);
         } else if ((value !== null && value !== undefined) && brokenLength(method, n)) {
           assert.deepStrictEqual(actual, [`${method} threw RangeError`], label);
-        } else if ((method === 'bytes' || method === 'raw') && n >>> 0 >= 2 ** 31) {
-          assert.deepStrictEqual(actual, [`${method} threw RangeError`], label);
-          assert.match(expected[expected.length - 1], /threw RangeError/, label);
         } else {
           assert.deepStrictEqual(actual, expected, label);
         }

@@ -148,7 +148,8 @@ describe('RustWriter against protobufjs 8.8.1, method by method', () => {
     assert.deepStrictEqual(actual, expected);
   });
 
-  it('refuses to finish when an array kept by reference was resized, instead of writing garbage', () => {
+  it('refuses to finish when an array kept by reference was resized, instead of writing garbage', function () {
+    if (typeof ArrayBuffer.prototype.resize !== 'function') this.skip(); // resizable buffers: Node 20+
     const ab = new ArrayBuffer(8192, { maxByteLength: 8192 });
     new Uint8Array(ab).fill(7);
     const w = RustWriter.create().uint32(1).bytes(new Uint8Array(ab));
