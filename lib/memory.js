@@ -15,15 +15,16 @@
  *   `finish()` copies it into a result of its exact size. A writer that needs the large buffer
  *   while another holds it takes a new one; the other keeps the old one as its own.
  * - **Private buffers**, for an evicted writer that grows.
- * - **The entry array** (lib/tape.js): shared the same way, so that writers allocate nothing in
- *   the common case; an evicted owner gets a private copy.
+ * - **The entry array** (lib/entries.js): shared the same way, so that writers allocate nothing
+ *   in the common case; the writer that had it keeps a copy.
  *
- * Writer fields used here: `_buf` (a `Buffer`), `_start`, `_pos`, `_end` (byte indices in it),
- * `_home` (which of the above), `_e` (entries) and `_ne`.
+ * This module reads a writer's region (`_buf`, `_start`, `_pos`, `_region`) and changes a
+ * writer only through its methods: `_place` (here are your bytes now), `_evicted`, `_keepLarge`
+ * and `_keepEntries`.
  */
 
 const { markAsUntransferable } = require('worker_threads');
-const { P } = require('./tape');
+const PROTOCOL = require('../protocol.json');
 
 /**
  * The class Node makes its own `Buffer`s with (`FastBuffer`: a `Uint8Array` subclass whose
@@ -48,7 +49,7 @@ const bufferView = FastBuffer !== null
   ? (arrayBuffer, byteOffset, length) => new FastBuffer(arrayBuffer, byteOffset, length)
   : (arrayBuffer, byteOffset, length) => Buffer.from(arrayBuffer, byteOffset, length);
 
-/** Where a writer's bytes are: `_home` values. */
+/** Where a writer's bytes are: `_region` values. */
 const SLAB = 0;
 const LARGE = 1;
 const PRIVATE = 2;
@@ -93,60 +94,56 @@ function newSlab() {
 }
 
 /**
- * Throws the `RangeError` for a message over `P.MAX_OUTPUT` bytes.
+ * Throws the `RangeError` for a message over `PROTOCOL.MAX_OUTPUT` bytes.
  * @param {number} size Bytes the message would have (at least)
  * @returns {never} Throws
  */
 function tooLarge(size) {
-  throw new RangeError(`protobufjs-rustwriter: message too large: ${size} bytes exceeds the limit of ${P.MAX_OUTPUT} bytes`);
+  throw new RangeError(`protobufjs-rustwriter: message too large: ${size} bytes exceeds the limit of ${PROTOCOL.MAX_OUTPUT} bytes`);
 }
 
 /**
- * Sets up a new writer in the slab's free tail, and gives it the shared entry array.
- * @param {object} w Writer
- * @returns {undefined}
+ * Places a new writer in the slab's free tail (evicting the writer that had it), and gives it
+ * the entry array shared by the module's writers (the writer that had it keeps a copy).
+ * @param {RustWriter} w Writer
+ * @returns {Int32Array} The shared entry array
  */
 function claim(w) {
   if (owner !== null) evict(owner);
-  if (entriesOwner !== null) entriesOwner._e = entriesOwner._ne === 0 ? NO_ENTRIES : entries.slice(0, entriesOwner._ne);
+  if (entriesOwner !== null) entriesOwner._keepEntries();
   if (slab.length - top < MIN_ROOM) slab = newSlab();
-  w._buf = slab;
-  w._start = top;
-  w._pos = top;
-  w._end = slab.length;
-  w._home = SLAB;
-  w._e = entries;
   owner = w;
   entriesOwner = w;
+  w._place(slab, top, top, slab.length, SLAB);
+  return entries;
 }
 
 /**
  * Takes the slab's free tail from `w`: it keeps the bytes it wrote (the tail now starts after
  * them) and moves on its next write.
- * @param {object} w Writer
+ * @param {RustWriter} w Writer
  * @returns {undefined}
  */
 function evict(w) {
-  w._end = w._pos;
-  top = (w._pos + 7) & ~7;
+  top = (w._evicted() + 7) & ~7;
   owner = null;
 }
 
 /**
- * Moves `w` to memory with room for `n` more bytes and returns its new write position.
- * @param {object} w Writer
- * @param {number} n Bytes needed after `w._pos`
- * @returns {number} The new `w._pos`
+ * Moves `w` to memory with room for `n` more bytes, copying what it wrote.
+ * @param {RustWriter} w Writer
+ * @param {number} n Bytes needed after its write position
+ * @returns {number} Its new write position
  */
 function grow(w, n) {
-  const used = w._pos - w._start;
+  const fromStart = w._start;
+  const used = w._pos - fromStart;
   const need = used + n;
-  if (need > P.MAX_OUTPUT) tooLarge(need);
+  if (need > PROTOCOL.MAX_OUTPUT) tooLarge(need);
   const from = w._buf;
-  if (w._home === SEALED && from.length < w._pos) {
+  if (w._region === SEALED && from.length < w._pos) {
     throw new Error('protobufjs-rustwriter: the Buffer finish() returned was detached, so this writer cannot continue from it');
   }
-  const fromStart = w._start;
   // Give the old place back first; the copy below runs before anyone can write there.
   if (owner === w) {
     owner = null;
@@ -154,41 +151,42 @@ function grow(w, n) {
   }
   let to;
   let at = 0;
+  let region;
   if (need <= slabBytes >>> 2 && owner === null) {
     if (slab.length - top < need + MIN_ROOM) slab = newSlab();
     to = slab;
     at = top;
-    w._home = SLAB;
+    region = SLAB;
     owner = w;
   } else if (need > slabBytes >>> 2) {
     if (largeOwner !== null && largeOwner !== w) {
-      largeOwner._home = PRIVATE; // it keeps the old large buffer as its own
+      largeOwner._keepLarge(); // it keeps the old large buffer as its own
       large = null;
     }
     if (large === null || large.length < need) large = Buffer.allocUnsafeSlow(Math.max(2 * need, LARGE_MIN));
     to = large;
-    w._home = LARGE;
+    region = LARGE;
     largeOwner = w;
   } else {
     to = Buffer.allocUnsafeSlow(2 * need);
-    w._home = PRIVATE;
+    region = PRIVATE;
   }
   if (to !== from || at !== fromStart) to.set(from.subarray(fromStart, fromStart + used), at);
-  w._buf = to;
-  w._start = at;
-  w._end = to.length;
-  return (w._pos = at + used);
+  w._place(to, at, at + used, to.length, region);
+  return at + used;
 }
 
 /**
- * Room for `n` more entry words in `w._e`: the shared array if free, else a larger copy.
- * @param {object} w Writer
- * @param {number} n Words needed after `w._ne`
- * @returns {Int32Array} The new `w._e`
+ * An entry array for `w` with room for `need` words, holding the `used` words of `old`: the
+ * shared array if no other writer has it, else a larger one (which becomes the shared one if
+ * `w` had it).
+ * @param {RustWriter} w Writer
+ * @param {Int32Array} old Its entry array
+ * @param {number} used Words of it in use
+ * @param {number} need Words needed
+ * @returns {Int32Array} The new array
  */
-function growEntries(w, n) {
-  const need = w._ne + n;
-  const old = w._e;
+function growEntries(w, old, used, need) {
   let e;
   if (entriesOwner === null && entries.length >= need) {
     e = entries;
@@ -200,19 +198,18 @@ function growEntries(w, n) {
       entriesOwner = w;
     }
   }
-  if (e !== old) e.set(old.subarray(0, w._ne));
-  return (w._e = e);
+  if (e !== old) e.set(old.subarray(0, used));
+  return e;
 }
 
 /**
- * Hands back what `w` owns once `finish()` has made its result, and makes the result its content.
- * @param {object} w Writer
- * @param {Buffer} result What `finish()` returns
+ * Takes back what `w` holds once `finish()` has made its result.
+ * @param {RustWriter} w Writer
  * @param {number} slabEnd Where the result ends in the slab if it is a view of `w`'s region
- * there, else -1
+ * there, else -1 (the region is free again)
  * @returns {undefined}
  */
-function seal(w, result, slabEnd) {
+function release(w, slabEnd) {
   if (owner === w) {
     owner = null;
     top = slabEnd >= 0 ? (slabEnd + 7) & ~7 : w._start;
@@ -222,12 +219,6 @@ function seal(w, result, slabEnd) {
     if (large.length > LARGE_KEEP) large = null;
   }
   if (entriesOwner === w) entriesOwner = null;
-  w._buf = result;
-  w._start = 0;
-  w._pos = result.length;
-  w._end = 0; // any write moves it first, even after reset(): the result never changes
-  w._home = SEALED;
-  w._e = NO_ENTRIES;
 }
 
 /**
@@ -301,5 +292,5 @@ function setSlabBytes(bytes) {
 
 module.exports = {
   SLAB, LARGE, PRIVATE, SEALED, NO_ENTRIES,
-  claim, grow, growEntries, seal, ownsTail, pooled, allocResult, view, tooLarge, slabSize, setSlabBytes,
+  claim, grow, growEntries, release, ownsTail, pooled, allocResult, view, tooLarge, slabSize, setSlabBytes,
 };

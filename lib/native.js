@@ -10,7 +10,8 @@
  * converts no argument and looks nothing up: it costs the bare N-API call plus the encoding.
  */
 
-const { P } = require('./tape');
+const PROTOCOL = require('../protocol.json');
+const { lengthOf } = require('./typed');
 
 /** Environment variable that forces a path: `js` (never load the addon) or `native` (fail when
  * it cannot be loaded). Unset: the addon when it loads, else JS with one warning. */
@@ -78,8 +79,8 @@ function loadEngine() {
     return null;
   }
   const actual = binding.protocol();
-  for (const name of new Set([...Object.keys(P), ...Object.keys(actual)])) {
-    if (P[name] !== actual[name]) {
+  for (const name of new Set([...Object.keys(PROTOCOL), ...Object.keys(actual)])) {
+    if (PROTOCOL[name] !== actual[name]) {
       throw new Error(`protobufjs-rustwriter: the native addon does not match this version of the package (${name}); reinstall it`);
     }
   }
@@ -94,7 +95,7 @@ const NATIVE = engine !== null;
 const stats = { calls: 0 };
 
 /** Views of the blocks (replaced when a block grows). */
-const ctl = NATIVE ? new Uint32Array(engine.control.buffer, engine.control.byteOffset, P.CTL_WORDS) : null;
+const control = NATIVE ? new Uint32Array(engine.control.buffer, engine.control.byteOffset, PROTOCOL.CTL_WORDS) : null;
 let values = NATIVE ? viewsOf(engine.values) : null;
 let output = NATIVE ? engine.output : null;
 
@@ -114,38 +115,68 @@ function viewsOf(block) {
 }
 
 /**
- * The value block's views, with room for `words` 32-bit words.
- * @param {number} words Words needed
- * @returns {{i32: Int32Array, u32: Uint32Array, i64: BigInt64Array, u64: BigUint64Array}} Views
+ * Whether runs of `kind` have 64-bit elements (two words of the value block each).
+ * @param {number} kind `RUN_*`
+ * @returns {boolean} Whether they have
  */
-function valueBlock(words) {
+function is64(kind) {
+  return kind >= PROTOCOL.RUN_UINT64;
+}
+
+/**
+ * Encodes `count` runs with one call into the addon: run `i` is the elements of `sources[i]` (an
+ * `Int32Array`, `Uint32Array`, `BigInt64Array` or `BigUint64Array`, all it holds) of
+ * kind `kinds[i]` (`RUN_*`). JS copies the elements into the value block and describes each run
+ * in the control block; Rust writes the payloads one after the other into the output block and
+ * answers each one's length, which goes to `lengths[i]`.
+ * @param {number} count Runs, at most `MAX_RUNS`
+ * @param {ArrayBufferView[]} sources Elements of each run
+ * @param {number[]} kinds Kind of each run
+ * @param {Float64Array} lengths Receives each payload's length
+ * @returns {Buffer} The output block: the payloads, in order, `lengths` summing to their end
+ */
+function encodeRuns(count, sources, kinds, lengths) {
+  let words = 0;
+  let bound = 0;
+  for (let i = 0; i < count; ++i) {
+    const n = lengthOf(sources[i]);
+    if (is64(kinds[i])) {
+      words = ((words + 1) & ~1) + 2 * n;
+      bound += 10 * n;
+    } else {
+      words += n;
+      bound += (kinds[i] === PROTOCOL.RUN_INT32 ? 10 : 5) * n;
+    }
+  }
   if (words > values.i32.length) values = viewsOf(engine.growValues(Math.max(words * 4, values.i32.length * 8)));
-  return values;
-}
-
-/**
- * The output block, with room for `bytes` bytes.
- * @param {number} bytes Bytes needed
- * @returns {Buffer} Block
- */
-function outputBlock(bytes) {
-  if (bytes > output.length) output = engine.growOutput(Math.max(bytes, output.length * 2));
-  return output;
-}
-
-/**
- * Encodes the `runs` runs described in the control block; their lengths are then in it.
- * @param {number} runs Runs
- * @returns {undefined}
- */
-function encodeRuns(runs) {
-  ctl[P.CTL_RUNS] = runs;
+  if (bound > output.length) output = engine.growOutput(Math.max(bound, output.length * 2));
+  words = 0;
+  for (let i = 0, record = PROTOCOL.CTL_RECORDS; i < count; ++i, record += PROTOCOL.RUN_WORDS) {
+    const src = sources[i];
+    const kind = kinds[i];
+    const n = lengthOf(src);
+    if (is64(kind)) {
+      words = (words + 1) & ~1;
+      (src instanceof BigInt64Array ? values.i64 : values.u64).set(src, words >>> 1);
+    } else {
+      (src instanceof Uint32Array ? values.u32 : values.i32).set(src, words);
+    }
+    control[record + PROTOCOL.RUN_KIND] = kind;
+    control[record + PROTOCOL.RUN_COUNT] = n;
+    control[record + PROTOCOL.RUN_FIRST] = words;
+    words += is64(kind) ? 2 * n : n;
+  }
+  control[PROTOCOL.CTL_RUNS] = count;
   ++stats.calls;
   try {
     engine.finish();
   } catch (err) {
     throw err.code === 'ERR_OUT_OF_RANGE' ? new RangeError(`protobufjs-rustwriter: ${err.message}`) : err;
   }
+  for (let i = 0, record = PROTOCOL.CTL_RECORDS; i < count; ++i, record += PROTOCOL.RUN_WORDS) {
+    lengths[i] = control[record + PROTOCOL.RUN_LEN];
+  }
+  return output;
 }
 
-module.exports = { NATIVE, engine, stats, ctl, valueBlock, outputBlock, encodeRuns };
+module.exports = { NATIVE, stats, encodeRuns };

@@ -19,8 +19,7 @@
  * protobuf.js leaves it (unchanged for varint fields, with the length prefix for fixed-size ones).
  */
 
-const { P, RUN } = require('./tape');
-const { RustWriter } = require('./writer');
+const PROTOCOL = require('../protocol.json');
 const { BITS, longBits } = require('./long');
 const { putVarint32, putVarint64, putZigzag64, putNegativeInt32, putFixed32, putFloat, putDouble, quietNaNs } = require('./varint');
 const { typedName, lengthOf, viewOf, bytesOf } = require('./typed');
@@ -79,14 +78,12 @@ function countOf(n, kind) {
  * @param {RustWriter} w Writer
  * @param {ArrayLike<number|bigint>} src Elements (kept until `finish()`)
  * @param {number} count Elements
- * @param {number} kind `P.RUN_*`
+ * @param {number} kind `PROTOCOL.RUN_*`
  * @returns {RustWriter} `w`
  */
 function recordRun(w, src, count, kind) {
-  let p = w._pos;
-  if (p + 1 > w._end) p = w._grow(1); // a sealed writer moves before anything is recorded
-  w._lastRun = w._entry(p - w._start, RUN, w._keep(src, count), kind);
-  ++w._runs;
+  const p = w._room(1); // a finished writer moves before anything is recorded
+  w._run(p - w._start, src, count, kind);
   return w;
 }
 
@@ -98,7 +95,7 @@ function recordRun(w, src, count, kind) {
  * @returns {boolean} Whether it does
  */
 function nativeRun(w, count, typed) {
-  return NATIVE && count >= (typed ? settings.runMinTyped : settings.runMin) && w._runs < P.MAX_RUNS;
+  return NATIVE && count >= (typed ? settings.runMinTyped : settings.runMin) && w._runCount < PROTOCOL.MAX_RUNS;
 }
 
 /**
@@ -114,17 +111,13 @@ function nativeRun(w, count, typed) {
  */
 function writeVarints(w, value, count, loop, perElement) {
   const first = count < CHUNK ? count : CHUNK;
-  let p = w._pos;
-  if (p + 1 + first * perElement > w._end) p = w._grow(1 + first * perElement);
+  let p = w._room(1 + first * perElement);
   const at = p - w._start;
   w._buf[p++] = 0;
   for (let i = 0; i < count; i += CHUNK) {
     const stop = count - i < CHUNK ? count : i + CHUNK;
     const need = (stop - i) * perElement;
-    if (p + need > w._end) {
-      w._pos = p;
-      p = w._grow(need);
-    }
+    if (p + need > w._end) p = w._advance(p)._grow(need);
     w._hold(p + need);
     try {
       p = loop(w._buf, p, value, i, stop);
@@ -134,8 +127,7 @@ function writeVarints(w, value, count, loop, perElement) {
     }
     w._release();
   }
-  w._pos = p;
-  return w._delimit(at);
+  return w._advance(p)._delimit(at);
 }
 
 /**
@@ -143,7 +135,7 @@ function writeVarints(w, value, count, loop, perElement) {
  * @param {RustWriter} w Writer
  * @param {ArrayLike<number>} value Elements
  * @param {number} count Elements (its `length`)
- * @param {number} kind `P.RUN_UINT32`, `P.RUN_INT32` or `P.RUN_SINT32`
+ * @param {number} kind `PROTOCOL.RUN_UINT32`, `PROTOCOL.RUN_INT32` or `PROTOCOL.RUN_SINT32`
  * @param {function(Uint8Array, number, ArrayLike<number>, number, number): number} loop Element writer
  * @param {number} perElement Most bytes an element takes
  * @returns {RustWriter} `w`
@@ -160,7 +152,7 @@ function varints32(w, value, count, kind, loop, perElement) {
   const before = w._pos - w._start;
   w._hold(w._pos);
   try {
-    if (kind === P.RUN_SINT32) {
+    if (kind === PROTOCOL.RUN_SINT32) {
       for (let i = 0; i < count; ++i) src[i] = (value[i] << 1) ^ (value[i] >> 31);
     } else if (name !== undefined && lengthOf(value) >= count) {
       src.set(lengthOf(value) === count ? value : viewOf(value, count));
@@ -174,7 +166,7 @@ function varints32(w, value, count, kind, loop, perElement) {
     throw err;
   }
   w._release();
-  return recordRun(w, src, count, kind === P.RUN_SINT32 ? P.RUN_UINT32 : kind);
+  return recordRun(w, src, count, kind === PROTOCOL.RUN_SINT32 ? PROTOCOL.RUN_UINT32 : kind);
 }
 
 /** @type {function(Uint8Array, number, ArrayLike<number>, number, number): number} */
@@ -241,7 +233,7 @@ function loopSint64(buf, p, value, i, stop) {
  * else by JS.
  * @param {RustWriter} w Writer
  * @param {ArrayLike<*>} value Elements
- * @param {number} kind `P.RUN_UINT64` or `P.RUN_SINT64`
+ * @param {number} kind `PROTOCOL.RUN_UINT64` or `PROTOCOL.RUN_SINT64`
  * @param {function(Uint8Array, number, ArrayLike<*>, number, number): number} loop Element writer
  * @returns {RustWriter} `w`
  */
@@ -271,21 +263,17 @@ function fixedSize(w, value, count, size, wire, loop) {
   const len = count * size;
   if (wire === value && len >= settings.refMin) return w._reference(wire, count, len);
   writePrefix(w, len);
-  let p;
   if (wire !== null) {
-    p = w._pos;
-    if (p + len > w._end) p = w._grow(len);
+    const p = w._room(len);
     w._buf.set(bytesOf(wire, len), p);
     if (wire === value && typedName(value) === 'Float32Array') quietNaNs(w._buf, p, count);
-    w._pos = p + len;
-    return w;
+    return w._advance(p + len);
   }
   const prefixed = w._pos - w._start; // protobuf.js keeps the prefix when an element throws
   for (let i = 0; i < count; i += CHUNK) {
     const stop = count - i < CHUNK ? count : i + CHUNK;
     const need = (stop - i) * size;
-    p = w._pos;
-    if (p + need > w._end) p = w._grow(need);
+    const p = w._room(need);
     w._hold(p + need);
     try {
       loop(w._buf, p, value, i, stop);
@@ -305,10 +293,9 @@ function fixedSize(w, value, count, size, wire, loop) {
  * @returns {undefined}
  */
 function writePrefix(w, len) {
-  if (len > P.MAX_OUTPUT) w._grow(len); // throws the size RangeError
-  let p = w._pos;
-  if (p + 5 > w._end) p = w._grow(5);
-  w._pos = putVarint32(w._buf, p, len);
+  if (len > PROTOCOL.MAX_OUTPUT) w._grow(len); // throws the size RangeError
+  const p = w._room(5); // may move the writer: read _buf after it
+  w._advance(putVarint32(w._buf, p, len));
 }
 
 /**
@@ -413,125 +400,126 @@ function shortVarints() {
 /**
  * Writes an array of unsigned 32 bit values as a packed repeated field.
  * @param {ArrayLike<number>} value Values to write
+ * @this {RustWriter}
  * @returns {RustWriter} `this`
  */
-RustWriter.prototype.uint32s = function write_uint32s(value) {
+function write_uint32s(value) {
   const n = value.length;
   if (n === n >>> 0 && n < shortVarints()) return writeVarints(this, value, n, loopUint32, 5);
-  return varints32(this, value, countOf(n, VARINTS), P.RUN_UINT32, loopUint32, 5);
-};
+  return varints32(this, value, countOf(n, VARINTS), PROTOCOL.RUN_UINT32, loopUint32, 5);
+}
 
 /**
  * Writes an array of signed 32 bit values as a packed repeated field.
  * @param {ArrayLike<number>} value Values to write
+ * @this {RustWriter}
  * @returns {RustWriter} `this`
  */
-RustWriter.prototype.int32s = function write_int32s(value) {
+function write_int32s(value) {
   const n = value.length;
   if (n === n >>> 0 && n < shortVarints()) return writeVarints(this, value, n, loopInt32, 10);
-  return varints32(this, value, countOf(n, VARINTS), P.RUN_INT32, loopInt32, 10);
-};
+  return varints32(this, value, countOf(n, VARINTS), PROTOCOL.RUN_INT32, loopInt32, 10);
+}
 
 /**
  * Writes an array of 32 bit values as packed, zig-zag encoded varints.
  * @param {ArrayLike<number>} value Values to write
+ * @this {RustWriter}
  * @returns {RustWriter} `this`
  */
-RustWriter.prototype.sint32s = function write_sint32s(value) {
+function write_sint32s(value) {
   const n = value.length;
   if (n === n >>> 0 && n < shortVarints()) return writeVarints(this, value, n, loopSint32, 5);
-  return varints32(this, value, countOf(n, VARINTS), P.RUN_SINT32, loopSint32, 5);
-};
+  return varints32(this, value, countOf(n, VARINTS), PROTOCOL.RUN_SINT32, loopSint32, 5);
+}
 
 /**
  * Writes an array of unsigned 64 bit values as a packed repeated field.
  * @param {ArrayLike<Long|number|string|bigint>} value Values to write
+ * @this {RustWriter}
  * @returns {RustWriter} `this`
  */
-RustWriter.prototype.uint64s = function write_uint64s(value) {
-  return varints64(this, value, P.RUN_UINT64, loopUint64);
-};
+function write_uint64s(value) {
+  return varints64(this, value, PROTOCOL.RUN_UINT64, loopUint64);
+}
 
-/**
- * Writes an array of signed 64 bit values as a packed repeated field.
- * @function
- * @param {ArrayLike<Long|number|string|bigint>} value Values to write
- * @returns {RustWriter} `this`
- */
-RustWriter.prototype.int64s = RustWriter.prototype.uint64s;
 
 /**
  * Writes an array of 64 bit values as packed, zig-zag encoded varints.
  * @param {ArrayLike<Long|number|string|bigint>} value Values to write
+ * @this {RustWriter}
  * @returns {RustWriter} `this`
  */
-RustWriter.prototype.sint64s = function write_sint64s(value) {
-  return varints64(this, value, P.RUN_SINT64, loopSint64);
-};
+function write_sint64s(value) {
+  return varints64(this, value, PROTOCOL.RUN_SINT64, loopSint64);
+}
 
 /**
  * Writes an array of unsigned 32 bit values as packed, fixed 32 bits.
  * @param {ArrayLike<number>} value Values to write
+ * @this {RustWriter}
  * @returns {RustWriter} `this`
  */
-RustWriter.prototype.fixed32s = function write_fixed32s(value) {
+function write_fixed32s(value) {
   const count = countOf(value.length, FIXED);
   return fixedSize(this, value, count, 4, ownWire(value, count, 'Int32Array', 'Uint32Array'), loopFixed32);
-};
+}
 
-/**
- * Writes an array of signed 32 bit values as packed, fixed 32 bits.
- * @function
- * @param {ArrayLike<number>} value Values to write
- * @returns {RustWriter} `this`
- */
-RustWriter.prototype.sfixed32s = RustWriter.prototype.fixed32s;
 
 /**
  * Writes an array of floats (32 bit) as a packed repeated field.
  * @param {ArrayLike<number>} value Values to write
+ * @this {RustWriter}
  * @returns {RustWriter} `this`
  */
-RustWriter.prototype.floats = function write_floats(value) {
+function write_floats(value) {
   const count = countOf(value.length, FIXED);
   const wire = ownWire(value, count, 'Float32Array') || convertedFloats(this, value, count, true);
   return fixedSize(this, value, count, 4, wire, loopFloat);
-};
+}
 
 /**
  * Writes an array of doubles (64 bit float) as a packed repeated field.
  * @param {ArrayLike<number>} value Values to write
+ * @this {RustWriter}
  * @returns {RustWriter} `this`
  */
-RustWriter.prototype.doubles = function write_doubles(value) {
+function write_doubles(value) {
   const count = countOf(value.length, FIXED);
   const wire = ownWire(value, count, 'Float64Array') || convertedFloats(this, value, count, false);
   return fixedSize(this, value, count, 8, wire, loopDouble);
-};
+}
 
 /**
  * Writes an array of unsigned 64 bit values as packed, fixed 64 bits.
  * @param {ArrayLike<Long|number|string|bigint>} value Values to write
+ * @this {RustWriter}
  * @returns {RustWriter} `this`
  */
-RustWriter.prototype.fixed64s = function write_fixed64s(value) {
+function write_fixed64s(value) {
   const count = countOf(value.length, FIXED);
   return fixedSize(this, value, count, 8, ownWire(value, count, 'BigInt64Array', 'BigUint64Array'), loopFixed64);
-};
+}
 
-/**
- * Writes an array of signed 64 bit values as packed, fixed 64 bits.
- * @function
- * @param {ArrayLike<Long|number|string|bigint>} value Values to write
- * @returns {RustWriter} `this`
- */
-RustWriter.prototype.sfixed64s = RustWriter.prototype.fixed64s;
 
 /**
  * Writes an array of boolish values as a packed repeated field.
  * @param {ArrayLike<boolean>} value Values to write
+ * @this {RustWriter}
  * @returns {RustWriter} `this`
  */
-RustWriter.prototype.bools = function write_bools(value) {
+function write_bools(value) {
   return fixedSize(this, value, countOf(value.length, BOOLS), 1, null, loopBool);
+}
+
+/**
+ * RustWriter's packed methods. `int64s`, `sfixed32s` and `sfixed64s` are the same functions as
+ * `uint64s`, `fixed32s` and `fixed64s`, as in protobuf.js.
+ */
+const packedMethods = {
+  uint32s: write_uint32s, int32s: write_int32s, sint32s: write_sint32s, uint64s: write_uint64s, int64s: write_uint64s,
+  sint64s: write_sint64s, fixed32s: write_fixed32s, sfixed32s: write_fixed32s, floats: write_floats, doubles: write_doubles,
+  fixed64s: write_fixed64s, sfixed64s: write_fixed64s, bools: write_bools,
 };
+
+module.exports = { packedMethods };

@@ -14,8 +14,6 @@
  */
 
 const Module = require('module');
-// The whole package (packed methods, RustWriter.native), not only lib/install.js.
-require('../index');
 const { install, noteCopy } = require('./install');
 const { status, flags } = require('./status');
 

@@ -2,11 +2,13 @@
 
 /**
  * The thresholds that decide what JS writes itself and what it hands to `finish()`. One object,
- * so the tests can move them (index.js `_testing.configure`) and run the same call sequences
- * through every path; the shipped values and the measurements behind them are here.
+ * so the tests can move them (`configure`, exported as `_testing.configure`) and run the same
+ * call sequences through every path; the shipped values and the measurements behind them are
+ * here.
  */
 
 const { NATIVE } = require('./native');
+const memory = require('./memory');
 
 const settings = {
   /**
@@ -31,5 +33,22 @@ const settings = {
    */
   refMin: 4096,
 };
+
+/**
+ * For tests: moves the thresholds above and the slab size, so that one call sequence can be run
+ * through every path. Returns the previous values.
+ * @param {{runMin?: number, runMinTyped?: number, refMin?: number, slabBytes?: number}} options New values
+ * @returns {{runMin: number, runMinTyped: number, refMin: number, slabBytes: number}} Previous values
+ */
+function configure(options) {
+  const previous = { runMin: settings.runMin, runMinTyped: settings.runMinTyped, refMin: settings.refMin, slabBytes: memory.slabSize() };
+  if (options.runMin !== undefined) settings.runMin = options.runMin;
+  if (options.runMinTyped !== undefined) settings.runMinTyped = options.runMinTyped;
+  if (options.refMin !== undefined) settings.refMin = options.refMin;
+  if (options.slabBytes !== undefined) memory.setSlabBytes(options.slabBytes);
+  return previous;
+}
+
+Object.defineProperty(settings, 'configure', { value: configure });
 
 module.exports = settings;

@@ -2,43 +2,39 @@
 
 /**
  * RustWriter: protobuf.js's `Writer` API (8.x, which 7.x generated code also uses), writing the
- * wire bytes of each call as it arrives (lib/memory.js says where). What cannot be written yet
- * becomes an entry (lib/tape.js): a fork's length that does not fit its one-byte placeholder,
- * a large `bytes` value kept by reference, a long packed varint field for the native encoder.
- * `finish()` (lib/finish.js) splices those in, or, when there are none, returns a view of the
- * bytes already written.
+ * wire bytes of each call as it arrives, into a region of memory lib/memory.js hands out. What
+ * cannot be written yet becomes an entry (lib/entries.js): a fork's length that does not fit its
+ * one-byte placeholder, a large `bytes` value kept by reference, a long packed varint field for
+ * the native encoder. `finish()` (lib/finish.js) splices those in, or, when there are none,
+ * returns a view of the bytes already written.
+ *
+ * The class is this module, lib/entries.js's methods (its entry fields) and lib/packed.js's
+ * (protobuf.js's packed methods, which have no fields of their own). Only this module changes
+ * the region fields (`_buf`, `_start`, `_pos`, `_end`, `_region`, `_heldEnd`); lib/memory.js and
+ * lib/finish.js read them and ask through the methods marked as theirs.
  *
  * A conversion may run user code (`valueOf`, `toString`, getters, Proxies), even code that writes
  * to this writer or encodes with another one. Scalar methods convert their argument before they
  * touch the writer, as protobuf.js does. Methods that convert elements as they write them (the
- * packed methods, `bytes` and `raw` of array-likes) *hold* the writer meanwhile (`_hold`): the
- * room they write into is reserved, so other writers keep out of it; a call on this writer
- * from inside the conversion throws (protobuf.js would interleave the two and corrupt both);
- * and if the conversion throws, the writer is left as protobuf.js leaves it (`_undo`), never
- * with bytes it did not write.
+ * packed methods, `bytes` and `raw` of array-likes, `string` of a non-string) *hold* the writer
+ * meanwhile (`_hold`): the room they write into is reserved, so other writers keep out of it; a
+ * call on this writer from inside the conversion throws (protobuf.js would interleave the two
+ * and corrupt both); and if the conversion throws, the writer is left as protobuf.js leaves it
+ * (`_undo`), never with bytes it did not write.
  */
 
-const { ENTRY_WORDS, OPEN, FIXUP, PREFIX, REF, RUN } = require('./tape');
 const memory = require('./memory');
-const settings = require('./settings');
+const { NATIVE } = require('./native');
+const { AT, entryMethods } = require('./entries');
+const { bytesMethods } = require('./bytes');
+const { packedMethods } = require('./packed');
 const { BITS, longBits } = require('./long');
 const { finish, measure } = require('./finish');
-const { typedName, isTypedArray, lengthOf, viewOf } = require('./typed');
-const { varint32Len, putVarint32, putVarint64, putZigzag64, putNegativeInt32, putFixed32, putFloat, putDouble, putUtf8 } = require('./varint');
-
-/** Strings shorter than this are encoded by a JS loop, as protobuf.js's `BufferWriter` does
- * (WTF-8 for lone surrogates); from 40 units on it calls `Buffer#utf8Write` (U+FFFD), as
- * protobuf.js does. Both the split and the bytes are protobuf.js's. */
-const UTF8_LOOP_MAX = 40;
-/** Strings of fewer units than this are written at the position after a one-byte length and
- * moved by one byte in the rare case that their UTF-8 takes 128 bytes or more (protobuf.js
- * 8.x's own strategy); longer ones are measured first. */
-const STRING_SHORT_MAX = 128;
+const { varint32Len, putVarint32, putVarint64, putZigzag64, putNegativeInt32, putFixed32, putFloat, putDouble } = require('./varint');
 
 const EMPTY = Buffer.alloc(0);
 /** `_end` while the writer is held: no room, so that any write goes to `_grow`, which refuses it. */
 const HELD_END = -1;
-
 
 /**
  * Constructs a new writer.
@@ -47,6 +43,7 @@ const HELD_END = -1;
  * @constructor
  */
 function RustWriter() {
+  // The region (this module's).
   /** @type {Buffer} where this writer's bytes are */
   this._buf = EMPTY;
   /** first byte of this writer's region in `_buf` */
@@ -55,24 +52,27 @@ function RustWriter() {
   this._pos = 0;
   /** end of the room this writer may write into without `_grow` */
   this._end = 0;
-  /** where `_buf` comes from (lib/memory.js) */
-  this._home = 0;
-  /** @type {Int32Array} entries (lib/tape.js), `_ne` words of it used */
-  this._e = memory.NO_ENTRIES;
-  this._ne = 0;
-  /** entry index of the innermost open fork, or -1 */
-  this._f = -1;
-  /** bytes the entries add to the message, as far as known (all of them when `_runs` is 0) */
-  this._extra = 0;
-  /** RUN entries, and the entry index of the last one (-1 if none) */
-  this._runs = 0;
-  this._lastRun = -1;
-  /** @type {Array|null} what REF and RUN entries refer to: `[array, count, its length then, …]` */
-  this._refs = null;
+  /** where `_buf` comes from: lib/memory.js `SLAB`, `LARGE`, `PRIVATE` or `SEALED` */
+  this._region = 0;
   /** while a call converts elements (`_hold`): the `_end` to restore; else -1 */
-  this._held = -1;
-  memory.claim(this);
+  this._heldEnd = -1;
+  // The entries (lib/entries.js's, documented there).
+  this._entries = memory.NO_ENTRIES;
+  this._entryEnd = 0;
+  this._fork = -1;
+  this._addedBytes = 0;
+  this._runCount = 0;
+  this._lastRun = -1;
+  this._kept = null;
+  this._entries = memory.claim(this);
 }
+
+/**
+ * Whether this process encodes long packed fields with the native addon (`false`: the JS-only
+ * path, same bytes).
+ * @type {boolean}
+ */
+RustWriter.native = NATIVE;
 
 /**
  * Creates a new writer.
@@ -91,6 +91,64 @@ RustWriter.alloc = function alloc(size) {
   return Buffer.allocUnsafe(size);
 };
 
+// The rest of the class: its entries, strings and bytes, and packed fields.
+Object.assign(RustWriter.prototype, entryMethods, bytesMethods, packedMethods);
+
+/**
+ * Places this writer's bytes (for lib/memory.js): `buf[start .. pos]` is what it wrote, and it
+ * may write up to `end`.
+ * @param {Buffer} buf Memory
+ * @param {number} start First byte of the region
+ * @param {number} pos Next byte to write
+ * @param {number} end End of the room
+ * @param {number} region Where `buf` comes from
+ * @returns {undefined}
+ * @private
+ */
+RustWriter.prototype._place = function _place(buf, start, pos, end, region) {
+  this._buf = buf;
+  this._start = start;
+  this._pos = pos;
+  this._end = end;
+  this._region = region;
+};
+
+/**
+ * Gives up the room after its bytes (for lib/memory.js, when another writer takes the slab's
+ * free tail): it moves on its next write.
+ * @returns {number} Where its bytes end
+ * @private
+ */
+RustWriter.prototype._evicted = function _evicted() {
+  this._end = this._pos;
+  return this._pos;
+};
+
+/**
+ * Keeps the large buffer it writes in as its own (for lib/memory.js, when another writer takes
+ * the module's large buffer).
+ * @returns {undefined}
+ * @private
+ */
+RustWriter.prototype._keepLarge = function _keepLarge() {
+  this._region = memory.PRIVATE;
+};
+
+/**
+ * Makes `result` this writer's whole content (for lib/finish.js): no entries left, its memory
+ * handed back. Writing on moves it first, so the result never changes.
+ * @param {Buffer} result What `finish()` returns
+ * @param {number} slabEnd Where `result` ends in the slab if it is a view of this writer's
+ * region there, else -1
+ * @returns {undefined}
+ * @private
+ */
+RustWriter.prototype._sealWith = function _sealWith(result, slabEnd) {
+  memory.release(this, slabEnd);
+  this._place(result, 0, result.length, 0, memory.SEALED);
+  this._dropEntries();
+};
+
 /**
  * Moves this writer to memory with room for `n` more bytes.
  * @param {number} n Bytes
@@ -98,8 +156,30 @@ RustWriter.alloc = function alloc(size) {
  * @private
  */
 RustWriter.prototype._grow = function _grow(n) {
-  if (this._held >= 0) heldError();
+  if (this._heldEnd >= 0) heldError();
   return memory.grow(this, n);
+};
+
+/**
+ * The write position, with room for `n` bytes after it.
+ * @param {number} n Bytes
+ * @returns {number} Position
+ * @private
+ */
+RustWriter.prototype._room = function _room(n) {
+  const p = this._pos;
+  return p + n > this._end ? this._grow(n) : p;
+};
+
+/**
+ * Sets the write position after bytes written into the room.
+ * @param {number} p Position
+ * @returns {RustWriter} `this`
+ * @private
+ */
+RustWriter.prototype._advance = function _advance(p) {
+  this._pos = p;
+  return this;
 };
 
 /**
@@ -121,7 +201,7 @@ function heldError() {
  */
 RustWriter.prototype._hold = function _hold(mark) {
   this._pos = mark;
-  this._held = this._end;
+  this._heldEnd = this._end;
   this._end = HELD_END;
 };
 
@@ -132,8 +212,8 @@ RustWriter.prototype._hold = function _hold(mark) {
  * @private
  */
 RustWriter.prototype._release = function _release() {
-  if (this._end === HELD_END) this._end = this._held;
-  this._held = -1;
+  if (this._end === HELD_END) this._end = this._heldEnd;
+  this._heldEnd = -1;
 };
 
 /**
@@ -155,28 +235,7 @@ RustWriter.prototype._undo = function _undo(offset) {
  * @private
  */
 RustWriter.prototype._checkFree = function _checkFree() {
-  if (this._held >= 0) heldError();
-};
-
-/**
- * Appends an entry.
- * @param {number} at Byte offset from the region's start
- * @param {number} kind Kind
- * @param {number} a First operand
- * @param {number} b Second operand
- * @returns {number} Its entry index
- * @private
- */
-RustWriter.prototype._entry = function _entry(at, kind, a, b) {
-  const e = this._ne;
-  let E = this._e;
-  if (e + ENTRY_WORDS > E.length) E = memory.growEntries(this, ENTRY_WORDS);
-  E[e] = at;
-  E[e + 1] = kind;
-  E[e + 2] = a;
-  E[e + 3] = b;
-  this._ne = e + ENTRY_WORDS;
-  return e;
+  if (this._heldEnd >= 0) heldError();
 };
 
 /**
@@ -339,150 +398,20 @@ RustWriter.prototype.fixed64 = function write_fixed64(value) {
 RustWriter.prototype.sfixed64 = RustWriter.prototype.fixed64;
 
 /**
- * Writes `len` elements of `value` as bytes (ToUint8, like `Uint8Array#set`) at the write
- * position, which has room for them. A typed array is copied with `set` (no user code runs);
- * other array-likes (and a typed array whose own `length` claims more than it holds) are
- * converted element by element, up to `len` (so a `length` getter cannot make the copy overrun),
- * with the writer held.
- * @param {RustWriter} w Writer
- * @param {ArrayLike<number>} value Source
- * @param {number} len Elements to copy
- * @param {number} undoTo Offset from the region's start to go back to if a conversion throws
- * @returns {RustWriter} `w`
- */
-function copyBytes(w, value, len, undoTo) {
-  const at = w._pos;
-  const buf = w._buf;
-  if (isTypedArray(value) && lengthOf(value) >= len) {
-    buf.set(lengthOf(value) === len ? value : viewOf(value, len), at);
-  } else {
-    w._hold(at + len);
-    try {
-      for (let i = 0; i < len; ++i) buf[at + i] = value[i];
-    } catch (err) {
-      w._undo(undoTo);
-      throw err;
-    }
-    w._release();
-  }
-  w._pos = at + len;
-  return w;
-}
-
-/**
- * Writes a sequence of bytes.
- * @param {Uint8Array|string} value Buffer or base64 encoded string to write
- * @returns {RustWriter} `this`
- */
-RustWriter.prototype.bytes = function write_bytes(value) {
-  if (typeof value === 'string' || value instanceof String) value = Buffer.from(value, 'base64');
-  const len = value.length >>> 0;
-  if (len >= settings.refMin && typedName(value) === 'Uint8Array' && lengthOf(value) >= len) return this._reference(value, len, len);
-  let p = this._pos;
-  if (p + len + 5 > this._end) p = this._grow(len + 5);
-  this._pos = putVarint32(this._buf, p, len);
-  // As protobuf.js's: if converting an element throws, the length prefix stays.
-  return len ? copyBytes(this, value, len, this._pos - this._start) : this;
-};
-
-/**
- * Writes raw bytes without a tag or length prefix.
- * @param {Uint8Array} value Raw bytes
- * @returns {RustWriter} `this`
- */
-RustWriter.prototype.raw = function write_raw(value) {
-  const len = value.length >>> 0;
-  if (!len) return this;
-  const before = this._pos - this._start;
-  if (this._pos + len > this._end) this._grow(len);
-  return copyBytes(this, value, len, before);
-};
-
-/**
- * Writes the first `count` elements of a typed array by reference: their `byteLength` bytes are
- * copied once, into the result, by `finish()`, which throws if the array no longer holds the
- * elements it held now (detached, or resized).
+ * Writes the first `count` elements of a typed array by reference, after their length: their
+ * `bytes` bytes are copied once, into the result, by `finish()`, which throws if the array no
+ * longer holds the elements it holds now (detached, or resized).
  * @param {ArrayBufferView} array Typed array whose bytes are the wire bytes
  * @param {number} count Elements to write, at most `lengthOf(array)`
- * @param {number} byteLength Their bytes
+ * @param {number} bytes Their byte length
  * @returns {RustWriter} `this`
  * @private
  */
-RustWriter.prototype._reference = function _reference(array, count, byteLength) {
-  let p = this._pos;
-  if (p + 5 > this._end) p = this._grow(5);
-  p = putVarint32(this._buf, p, byteLength);
+RustWriter.prototype._reference = function _reference(array, count, bytes) {
+  const at = this._room(5); // may move the writer: read _buf after it
+  const p = putVarint32(this._buf, at, bytes);
   this._pos = p;
-  const r = this._keep(array, count);
-  this._entry(p - this._start, REF, r, byteLength);
-  this._extra += byteLength;
-  return this;
-};
-
-/**
- * Keeps `array` until `finish()`, for a REF or RUN entry.
- * @param {ArrayLike<*>} array Elements
- * @param {number} count Elements to write
- * @returns {number} Its index in `_refs`
- * @private
- */
-RustWriter.prototype._keep = function _keep(array, count) {
-  if (this._refs === null) this._refs = [];
-  const r = this._refs.length;
-  this._refs.push(array, count, lengthOf(array));
-  return r;
-};
-
-/**
- * Writes a string.
- * @param {string} value Value to write
- * @returns {RustWriter} `this`
- */
-RustWriter.prototype.string = function write_string(value) {
-  const n = value.length;
-  if (!n) return this.bool(0);
-  if (n < STRING_SHORT_MAX) {
-    const need = 3 * n + 2;
-    let p = this._pos;
-    if (p + need > this._end) p = this._grow(need);
-    const buf = this._buf;
-    let end;
-    if (n >= UTF8_LOOP_MAX) {
-      end = p + 1 + buf.utf8Write(value, p + 1);
-    } else if (typeof value === 'string') {
-      end = putUtf8(value, buf, p + 1);
-    } else {
-      // Not a string but something with a length, read as protobuf.js reads it: with
-      // `charCodeAt`, which may run user code, so with the writer held.
-      this._hold(p + need);
-      try {
-        end = putUtf8(value, buf, p + 1);
-      } catch (err) {
-        this._undo(p - this._start);
-        throw err;
-      }
-      this._release();
-    }
-    const len = end - p - 1;
-    if (len < 128) {
-      buf[p] = len;
-      this._pos = end;
-    } else {
-      buf.copyWithin(p + 2, p + 1, end);
-      buf[p] = (len & 127) | 128;
-      buf[p + 1] = len >>> 7;
-      this._pos = end + 1;
-    }
-    return this;
-  }
-  const len = Buffer.byteLength(value);
-  const need = len + 5;
-  let p = this._pos;
-  if (p + need > this._end) p = this._grow(need);
-  const buf = this._buf;
-  p = putVarint32(buf, p, len);
-  buf.utf8Write(value, p, len);
-  this._pos = p + len;
+  this._ref(p - this._start, array, count, bytes);
   return this;
 };
 
@@ -494,15 +423,7 @@ RustWriter.prototype.string = function write_string(value) {
 RustWriter.prototype.fork = function fork() {
   let p = this._pos;
   if (p + 1 > this._end) p = this._grow(1);
-  const e = this._ne;
-  let E = this._e;
-  if (e + ENTRY_WORDS > E.length) E = memory.growEntries(this, ENTRY_WORDS);
-  E[e] = p - this._start;
-  E[e + 1] = OPEN;
-  E[e + 2] = this._f;
-  E[e + 3] = this._extra;
-  this._f = e;
-  this._ne = e + ENTRY_WORDS;
+  this._pushFork(p - this._start);
   this._buf[p] = 0;
   this._pos = p + 1;
   return this;
@@ -515,40 +436,13 @@ RustWriter.prototype.fork = function fork() {
  */
 RustWriter.prototype.reset = function reset() {
   this._checkFree();
-  const f = this._f;
-  if (f >= 0) {
-    const E = this._e;
-    this._pos = this._start + E[f];
-    this._f = E[f + 2];
-    this._extra = E[f + 3];
-    this._ne = f;
-    if (this._lastRun > f) this._countRuns();
+  if (this._fork >= 0) {
+    this._pos = this._start + this._dropFork();
   } else {
     this._pos = this._start;
-    this._ne = 0;
-    this._extra = 0;
-    this._runs = 0;
-    this._lastRun = -1;
-    this._refs = null;
+    this._clearEntries();
   }
   return this;
-};
-
-/**
- * Recounts the RUN entries after some were dropped.
- * @returns {undefined}
- * @private
- */
-RustWriter.prototype._countRuns = function _countRuns() {
-  const E = this._e;
-  this._runs = 0;
-  this._lastRun = -1;
-  for (let e = 0; e < this._ne; e += ENTRY_WORDS) {
-    if (E[e + 1] === RUN) {
-      ++this._runs;
-      this._lastRun = e;
-    }
-  }
 };
 
 /**
@@ -557,27 +451,11 @@ RustWriter.prototype._countRuns = function _countRuns() {
  * @returns {RustWriter} `this`
  */
 RustWriter.prototype.ldelim = function ldelim() {
-  if (this._held >= 0) heldError();
-  const f = this._f;
-  if (f < 0) return this._prefixAll();
-  const E = this._e;
-  this._f = E[f + 2];
-  const at = E[f];
-  const raw = this._pos - this._start - at - 1;
-  if (this._lastRun < f) {
-    // The content's length is known: its bytes plus what the entries inside add.
-    const len = raw + this._extra - E[f + 3];
-    if (len < 128 && this._ne === f + ENTRY_WORDS) {
-      // The usual case: short, with no entry inside. Fill the placeholder, drop the entry.
-      this._buf[this._start + at] = len;
-      this._ne = f;
-      return this;
-    }
-    this._extra += varint32Len(len) - 1;
-  }
-  E[f + 1] = FIXUP;
-  E[f + 2] = raw;
-  E[f + 3] = this._ne;
+  if (this._heldEnd >= 0) heldError();
+  if (this._fork < 0) return this._prefixAll();
+  const at = this._start + this._entries[this._fork + AT];
+  const len = this._popFork(this._pos - at - 1);
+  if (len >= 0) this._buf[at] = len;
   return this;
 };
 
@@ -590,12 +468,8 @@ RustWriter.prototype.ldelim = function ldelim() {
  */
 RustWriter.prototype._delimit = function _delimit(at) {
   const len = this._pos - this._start - at - 1;
-  if (len < 128) {
-    this._buf[this._start + at] = len;
-    return this;
-  }
-  this._entry(at, FIXUP, len, this._ne + ENTRY_WORDS);
-  this._extra += varint32Len(len) - 1;
+  if (len < 128) this._buf[this._start + at] = len;
+  else this._fixup(at, len);
   return this;
 };
 
@@ -605,34 +479,18 @@ RustWriter.prototype._delimit = function _delimit(at) {
  * @private
  */
 RustWriter.prototype._prefixAll = function _prefixAll() {
-  const raw = this._pos - this._start;
-  if (this._ne === 0) {
-    const v = varint32Len(raw);
-    let p = this._pos;
-    if (p + v > this._end) p = this._grow(v);
-    const buf = this._buf;
-    const s = this._start;
-    buf.copyWithin(s + v, s, p);
-    putVarint32(buf, s, raw);
-    this._pos = p + v;
+  const bytes = this._pos - this._start;
+  if (this._entryEnd !== 0) {
+    this._prefixEntries(bytes);
     return this;
   }
-  // Entries exist: insert a PREFIX entry before them rather than move them.
-  let E = this._e;
-  const ne = this._ne;
-  if (ne + ENTRY_WORDS > E.length) E = memory.growEntries(this, ENTRY_WORDS);
-  E.copyWithin(ENTRY_WORDS, 0, ne);
-  for (let e = ENTRY_WORDS; e <= ne; e += ENTRY_WORDS) {
-    const kind = E[e + 1];
-    if (kind === FIXUP || kind === PREFIX) E[e + 3] += ENTRY_WORDS;
-  }
-  E[0] = 0;
-  E[1] = PREFIX;
-  E[2] = raw;
-  E[3] = ne + ENTRY_WORDS;
-  this._ne = ne + ENTRY_WORDS;
-  if (this._lastRun >= 0) this._lastRun += ENTRY_WORDS;
-  else this._extra += varint32Len(raw + this._extra);
+  const v = varint32Len(bytes);
+  const p = this._room(v);
+  const buf = this._buf;
+  const start = this._start;
+  buf.copyWithin(start + v, start, p);
+  putVarint32(buf, start, bytes);
+  this._pos = p + v;
   return this;
 };
 
@@ -668,7 +526,7 @@ RustWriter.prototype.finishInto = function finishInto(buf, offset) {
  * @returns {number} Bytes
  */
 function get_pos() {
-  return this._runs === 0 ? this._pos - this._start + this._extra : measure(this);
+  return this._runCount === 0 ? this._pos - this._start + this._addedBytes : measure(this);
 }
 
 Object.defineProperties(RustWriter.prototype, {

@@ -112,13 +112,13 @@ describe('loading and using the package', function () {
     assert.match(wrong.stderr, /must be "js" or "native"/);
   });
 
-  it('gives protobufjs\'s bytes on the JS path for the 20,000 differential sequences', function () {
+  it('gives protobufjs\'s bytes on the JS path for the 20,000 differential sequences, on its 3 paths', function () {
     const mocha = path.join(ROOT, 'node_modules', 'mocha', 'bin', 'mocha.js');
     const run = node([mocha, '--no-config', '--timeout', '300000', 'test/differential.test.js'], {
       PROTOBUFJS_RUSTWRITER: 'js',
     });
     assert.strictEqual(run.status, 0, run.stdout + run.stderr);
-    assert.match(run.stdout, /4 passing/);
+    assert.match(run.stdout, /3 passing/);
   });
 
   it('is importable as an ES module', function () {

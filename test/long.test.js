@@ -13,7 +13,7 @@ const { runBoth, prng } = require('./helpers');
 
 const METHODS = ['int64', 'uint64', 'sint64', 'fixed64', 'sfixed64'];
 
-/** The cases protobufjs-writer-api.md §4 lists, and more of the same kinds. */
+/** Strings `Long.fromString` treats specially (signs, blanks, partial digits, overflow), and more of the same kinds. */
 const TABLE = ['0', '5', '-5', '+5', ' 12', '12abc', '1.5', '1e3', '0x10', 'abc', '1_000', '18446744073709551615',
   '18446744073709551616', '9223372036854775807', '9223372036854775808', '-9223372036854775808',
   '-9223372036854775809', '99999999999999999999999999', '123456789', '12345678', '-123456789012', '--5', '+', '   ',

@@ -130,8 +130,8 @@ describe('results returned by finish()', function () {
         }
       }
       assert.ok(transferred > 0, 'results with memory of their own were transferred');
-      // Grow the shared memory: writers holding their regions force new tape rings, large
-      // tapes get private arenas, and many slab-sized results renew the slabs.
+      // Move the shared memory on: writers holding their regions start new slabs, large
+      // messages reuse the large buffer, and many results renew the slabs.
       const holders = [];
       for (let i = 0; i < 200; i++) holders.push(RustWriter.create().uint32(10).string('held '.repeat(50 + i)));
       for (let i = 0; i < 20; i++) {

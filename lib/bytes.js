@@ -1,0 +1,135 @@
+'use strict';
+
+/**
+ * protobuf.js's methods that write a length and then bytes (`bytes`, `string`), and `raw`:
+ * RustWriter's (lib/writer.js puts them on its prototype). They write into the room
+ * `_room(n)` gives and move the write position with `_advance`; large `bytes` are kept by
+ * reference (`_reference`) and copied once, into the result, by `finish()`.
+ */
+
+const settings = require('./settings');
+const { typedName, isTypedArray, lengthOf, viewOf } = require('./typed');
+const { putVarint32, putUtf8 } = require('./varint');
+
+/** Strings shorter than this are encoded by a JS loop, as protobuf.js's `BufferWriter` does
+ * (WTF-8 for lone surrogates); from 40 units on it calls `Buffer#utf8Write` (U+FFFD), as
+ * protobuf.js does. Both the split and the bytes are protobuf.js's. */
+const UTF8_LOOP_MAX = 40;
+/** Strings of fewer units than this are written at the position after a one-byte length and
+ * moved by one byte in the rare case that their UTF-8 takes 128 bytes or more (protobuf.js
+ * 8.x's own strategy); longer ones are measured first. */
+const STRING_SHORT_MAX = 128;
+
+/**
+ * Writes `len` elements of `value` as bytes (ToUint8, like `Uint8Array#set`) at the write
+ * position, which has room for them. A typed array is copied with `set` (no user code runs);
+ * other array-likes (and a typed array whose own `length` claims more than it holds) are
+ * converted element by element, up to `len` (so a `length` getter cannot make the copy overrun),
+ * with the writer held.
+ * @param {RustWriter} w Writer
+ * @param {ArrayLike<number>} value Source
+ * @param {number} len Elements to copy
+ * @param {number} undoTo Offset from the region's start to go back to if a conversion throws
+ * @returns {RustWriter} `w`
+ */
+function copyBytes(w, value, len, undoTo) {
+  const at = w._pos;
+  const buf = w._buf;
+  if (isTypedArray(value) && lengthOf(value) >= len) {
+    buf.set(lengthOf(value) === len ? value : viewOf(value, len), at);
+  } else {
+    w._hold(at + len);
+    try {
+      for (let i = 0; i < len; ++i) buf[at + i] = value[i];
+    } catch (err) {
+      w._undo(undoTo);
+      throw err;
+    }
+    w._release();
+  }
+  return w._advance(at + len);
+}
+
+/**
+ * Writes a sequence of bytes.
+ * @this {RustWriter}
+ * @param {Uint8Array|string} value Buffer or base64 encoded string to write
+ * @returns {RustWriter} `this`
+ */
+function write_bytes(value) {
+  if (typeof value === 'string' || value instanceof String) value = Buffer.from(value, 'base64');
+  const len = value.length >>> 0;
+  if (len >= settings.refMin && typedName(value) === 'Uint8Array' && lengthOf(value) >= len) return this._reference(value, len, len);
+  const at = this._room(len + 5); // may move the writer: read _buf after it
+  this._advance(putVarint32(this._buf, at, len));
+  // As protobuf.js's: if converting an element throws, the length prefix stays.
+  return len ? copyBytes(this, value, len, this._pos - this._start) : this;
+}
+
+/**
+ * Writes raw bytes without a tag or length prefix.
+ * @this {RustWriter}
+ * @param {Uint8Array} value Raw bytes
+ * @returns {RustWriter} `this`
+ */
+function write_raw(value) {
+  const len = value.length >>> 0;
+  if (!len) return this;
+  const before = this._pos - this._start;
+  this._room(len);
+  return copyBytes(this, value, len, before);
+}
+
+/**
+ * Writes a string.
+ * @this {RustWriter}
+ * @param {string} value Value to write
+ * @returns {RustWriter} `this`
+ */
+function write_string(value) {
+  const n = value.length;
+  if (!n) return this.bool(0);
+  if (n < STRING_SHORT_MAX) {
+    const need = 3 * n + 2;
+    const p = this._room(need);
+    const buf = this._buf;
+    let end;
+    if (n >= UTF8_LOOP_MAX) {
+      end = p + 1 + buf.utf8Write(value, p + 1);
+    } else if (typeof value === 'string') {
+      end = putUtf8(value, buf, p + 1);
+    } else {
+      // Not a string but something with a length, read as protobuf.js reads it: with
+      // `charCodeAt`, which may run user code, so with the writer held.
+      this._hold(p + need);
+      try {
+        end = putUtf8(value, buf, p + 1);
+      } catch (err) {
+        this._undo(p - this._start);
+        throw err;
+      }
+      this._release();
+    }
+    const len = end - p - 1;
+    if (len < 128) {
+      buf[p] = len;
+      return this._advance(end);
+    }
+    buf.copyWithin(p + 2, p + 1, end);
+    buf[p] = (len & 127) | 128;
+    buf[p + 1] = len >>> 7;
+    return this._advance(end + 1);
+  }
+  const len = Buffer.byteLength(value);
+  const at = this._room(len + 5); // may move the writer: read _buf after it
+  const buf = this._buf;
+  const p = putVarint32(buf, at, len);
+  buf.utf8Write(value, p, len);
+  return this._advance(p + len);
+}
+
+/** RustWriter's methods for strings and bytes. */
+const bytesMethods = { bytes: write_bytes, raw: write_raw, string: write_string };
+
+module.exports = { bytesMethods };
+
