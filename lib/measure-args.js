@@ -17,7 +17,7 @@ checks that both give the same bytes for every message, then times them alternat
   --data <file>        messages to encode (repeatable): JSON (one object or an array, through
                        Type.fromObject) or binary (one encoded message, through Type.decode).
                        Without --data: seeded sample messages generated from the schema
-  --delimited          the binary --data files are length-delimited streams (encodeDelimited)
+  --delimited          binary --data files are length-delimited streams (encodeDelimited)
   --path <dir>         a directory to look for imported .proto files in (repeatable)
   --keep-case          load the .proto with keepCase: true (field names as written, not camelCase)
   --protobufjs <dir>   the protobufjs copy to use (default: the one your app in the current

@@ -156,8 +156,9 @@ function lookupType(protobuf, root, name, file) {
 
 /**
  * The messages of the `--data` files, read once: `{json}` objects (for `fromObject`) and
- * `{bytes}` encodings (for `decode`). A file is JSON when it parses as a JSON object or array;
- * with `delimited`, every file is a length-delimited stream.
+ * `{bytes}` encodings (for `decode`). A file is JSON when it parses as a JSON object or array
+ * (never true of an encoded message or stream in practice: it would have to be printable text);
+ * else it is one encoded message, or with `delimited` a length-delimited stream.
  * @param {object} protobuf protobufjs module
  * @param {string[]} files Data files (absolute)
  * @param {boolean} delimited `--delimited`
@@ -172,7 +173,7 @@ function readData(protobuf, files, delimited) {
     } catch (err) {
       throw new MeasureError(`cannot read the data ${file}: ${err.code === 'ENOENT' ? 'no such file' : oneLine(err)}: check the path`);
     }
-    const json = delimited ? undefined : parseJson(buf, file);
+    const json = parseJson(buf, file);
     if (json !== undefined) {
       const list = Array.isArray(json) ? json : [json];
       if (list.length === 0) throw new MeasureError(`${path.basename(file)} is an empty array: give at least one message`);

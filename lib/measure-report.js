@@ -124,7 +124,7 @@ function formatText(report) {
   const header = [['message', 'bytes', `protobufjs ${report.version}`, 'RustWriter', 'speed-up', 'native calls']];
   const body = report.rows.map((row) => [
     label(row), String(row.bytes), withSpread(row.ns[0]), withSpread(row.ns[1]), times(row.speedup.median),
-    String(Math.round(row.nativeCalls * 100) / 100),
+    String(row.nativeCalls),
   ]);
   const several = report.rows.some((row) => row.messages > 1);
   return [

@@ -102,7 +102,10 @@ function timeRows(rows, seconds, progress) {
   for (let round = 0; round < ROUNDS; ++round) {
     rows.forEach((row, r) => {
       for (const w of round % 2 ? [1, 0] : [0, 1]) {
-        samples[r][w].push(timeOnce(row.fns[w], counts[r][w]) / (counts[r][w] * row.messages));
+        const ns = timeOnce(row.fns[w], counts[r][w]);
+        samples[r][w].push(ns / (counts[r][w] * row.messages));
+        // Keep the next slice near its share of the time when the machine's speed changes.
+        counts[r][w] = Math.max(1, Math.round((sliceNs * counts[r][w]) / ns));
         done += 1;
         const fraction = done / (ROUNDS * slices);
         progress(fraction, ((Date.now() - started) / 1000) * (1 / fraction - 1));
