@@ -65,7 +65,7 @@ function range(values) {
  * @returns {string} Text
  */
 function nativeNote(report) {
-  if (!report.native) return `JS path: the native addon is not loaded${report.forcedJs ? ' (PROTOBUFJS_RUSTWRITER=js)' : ''}`;
+  if (!report.native) return `JS path: the native addon is not loaded${report.forcedJs ? ', PROTOBUFJS_RUSTWRITER=js' : ''}`;
   const using = report.rows.filter((row) => row.nativeCalls > 0).length;
   if (using === 0) return 'native addon loaded; no packed field long enough to use it';
   return `native addon loaded and used for long packed fields${using < report.rows.length ? ` in ${using} of ${report.rows.length} rows` : ''}`;
@@ -93,7 +93,8 @@ function verdict(report) {
   if (groups.faster.length) parts.push(`faster on ${groups.faster.length} (${range(groups.faster)})`);
   if (groups.slower.length) parts.push(`slower on ${groups.slower.length} (${range(groups.slower)})`);
   if (groups.noise.length) parts.push(`within noise on ${groups.noise.length}`);
-  return `Against ${own}, RustWriter is ${parts.join(', ')} of the ${report.rows.length} rows (${note}).`;
+  const unit = report.rows.every((row) => row.messages === 1) ? 'messages' : 'rows';
+  return `Against ${own}, RustWriter is ${parts.join(', ')} of the ${report.rows.length} ${unit} (${note}).`;
 }
 
 /**

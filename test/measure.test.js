@@ -167,7 +167,7 @@ describe('protobufjs-rustwriter measure', function () {
     const js = measureJson(data, { env: { PROTOBUFJS_RUSTWRITER: 'js' } });
     assert.strictEqual(js.native, false);
     assert.strictEqual(js.results[0].native_calls, 0);
-    assert.match(js.verdict, /JS path: the native addon is not loaded \(PROTOBUFJS_RUSTWRITER=js\)/);
+    assert.match(js.verdict, /JS path: the native addon is not loaded, PROTOBUFJS_RUSTWRITER=js\)/);
   });
 
   it('exits 1 naming the message and the first differing byte when the bytes differ', function () {
