@@ -7,6 +7,9 @@
 
 const { ROUNDS } = require('./measure-time');
 
+/** Speed-ups within this distance of 1 (5%) are "level" when the rounds cannot tell the writers apart. */
+const LEVEL = 0.05;
+
 /**
  * A duration for the table: ns, µs or ms with three significant digits.
  * @param {number} ns Nanoseconds
@@ -84,10 +87,15 @@ function verdict(report) {
   const note = nativeNote(report);
   if (groups.faster.length === report.rows.length) return `RustWriter encodes ${what} ${range(groups.faster)} faster than ${own} (${note}).`;
   if (groups.slower.length === report.rows.length) {
-    return `RustWriter is slower than ${own} on ${what} (${range(groups.slower)} of its speed; ${note}): keep protobufjs's writer for them.`;
+    return `RustWriter is slower than ${own} on ${what} (${range(groups.slower)} of its speed; ${note}): keep protobufjs's writer for ${what === 'this message' ? 'it' : 'them'}.`;
   }
   if (groups.noise.length === report.rows.length) {
-    return `RustWriter and ${own} are within noise of each other on ${what} (${range(groups.noise)}; ${note}): expect no gain.`;
+    if (groups.noise.every((x) => Math.abs(x - 1) < LEVEL)) {
+      return `RustWriter and ${own} are level on ${what} (${range(groups.noise)}; ${note}): expect no gain.`;
+    }
+    const spread = range([...report.rows.map((row) => row.speedup.q1), ...report.rows.map((row) => row.speedup.q3)]);
+    return `The rounds varied too much to tell RustWriter from ${own} on ${what}: ${range(groups.noise)} in the median round, ` +
+      `${spread} over the middle half of the rounds (${note}); run it again on a quieter machine or with a longer --time.`;
   }
   const parts = [];
   if (groups.faster.length) parts.push(`faster on ${groups.faster.length} (${range(groups.faster)})`);

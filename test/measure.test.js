@@ -14,6 +14,7 @@ const path = require('path');
 const protobuf = require('protobufjs');
 const { RustWriter } = require('..');
 const { samples, SIZES } = require('../lib/measure-sample');
+const { verdict } = require('../lib/measure-report');
 
 const ROOT = path.join(__dirname, '..');
 const BIN = path.join(ROOT, 'bin', 'protobufjs-rustwriter.js');
@@ -121,7 +122,7 @@ describe('protobufjs-rustwriter measure', function () {
     assert.match(lines[0], /^shop\.Order: 1 message from .*order\.json$/);
     assert.match(lines[1], new RegExp(`^protobufjs ${VERSION_8.replace(/\./g, '\\.')} from .*; RustWriter with`));
     assert.ok(lines.some((line) => /^#1 +\d+ +\d+ ns ±\d+% +\d+ ns ±\d+% +\d+\.\d\dx +0$/.test(line)), result.stdout);
-    assert.match(lines[lines.length - 1], /^(RustWriter|Against).*\.$/);
+    assert.match(lines[lines.length - 1], /^(RustWriter|Against|The rounds) .*\.$/);
     assert.match(result.stderr, /measuring, 100%/);
     assert.doesNotMatch(result.stdout, /measuring/);
   });
@@ -143,10 +144,10 @@ describe('protobufjs-rustwriter measure', function () {
   });
 
   it('generates sample messages without --data, and says so', function () {
-    const result = run(['measure', SHOP, '--type', 'shop.Order', '--path', INCLUDE, '--time', TIME]);
+    const result = run(['measure', SHOP, '--type', 'shop.Order', '--path', INCLUDE, '--time', TIME, '--json']);
     assert.strictEqual(result.status, 0, result.stderr);
-    assert.match(result.stdout.split('\n')[0], /no --data, so 3 sample messages generated from the schema/);
-    const report = measureJson([]);
+    assert.match(result.stderr, /^protobufjs-rustwriter: shop\.Order: no --data, so 3 sample messages generated from the schema/);
+    const report = JSON.parse(result.stdout);
     assert.strictEqual(report.samples, true);
     assert.strictEqual(report.results.length, SIZES.length);
   });
@@ -227,6 +228,25 @@ describe('protobufjs-rustwriter measure', function () {
       });
     }
   });
+});
+
+describe('measure verdict', function () {
+  const row = (median, q1, q3, nativeCalls = 0) => ({ messages: 1, nativeCalls, speedup: { median, q1, q3 } });
+  const CASES = [
+    ['faster, with the speed-up', [row(1.4, 1.2, 1.6)], true, /^RustWriter encodes this message 1\.40x faster than protobufjs 8\.8\.1's own writer \(native addon loaded; no packed/],
+    ['faster over several messages, with the range', [row(1.4, 1.2, 1.6), row(2.8, 2.5, 3)], true, /^RustWriter encodes these messages 1\.40–2\.80x faster/],
+    ['slower, and to keep protobufjs\'s writer', [row(0.8, 0.7, 0.9)], true, /^RustWriter is slower than .* \(0\.80x of its speed; .*\): keep protobufjs's writer for it\.$/],
+    ['level, when the rounds straddle 1 close to it', [row(1.01, 0.97, 1.04)], true, /^RustWriter and .* are level on this message \(1\.01x; .*\): expect no gain\.$/],
+    ['too noisy to tell, when the rounds straddle 1 far from it', [row(1.53, 0.92, 2.1)], true, /^The rounds varied too much .* 1\.53x in the median round, 0\.92–2\.10x .*longer --time\.$/],
+    ['how many messages were faster, slower and level', [row(1.4, 1.2, 1.6), row(0.8, 0.7, 0.9), row(1.02, 0.9, 1.1)], true, /RustWriter is faster on 1 \(1\.40x\), slower on 1 \(0\.80x\), within noise on 1 of the 3 messages/],
+    ['how many rows used the addon', [row(3, 2.5, 3.5, 1), row(1.4, 1.2, 1.6)], true, /\(native addon loaded and used for long packed fields in 1 of 2 rows\)\.$/],
+    ['that the addon is not loaded', [row(1.4, 1.2, 1.6)], false, /\(JS path: the native addon is not loaded\)\.$/],
+  ];
+  for (const [title, rows, native, expected] of CASES) {
+    it(`says ${title}`, function () {
+      assert.match(verdict({ version: '8.8.1', native, forcedJs: false, rows }), expected);
+    });
+  }
 });
 
 describe('measure sample messages', function () {
