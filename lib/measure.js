@@ -119,11 +119,14 @@ function rowsOf(checked) {
  */
 function progressOn(stderr) {
   let next = PROGRESS_STEP;
+  let shown = '';
   return {
     update(done, left) {
       const text = `protobufjs-rustwriter: measuring, ${Math.floor(done * 100)}%, ~${Math.ceil(left)} s left`;
-      if (stderr.isTTY) stderr.write(`\r${text}\u001b[K`);
-      else if (done >= next - 1e-9) {
+      if (stderr.isTTY) {
+        if (text !== shown) stderr.write(`\r${text}\u001b[K`);
+        shown = text;
+      } else if (done >= next - 1e-9) {
         stderr.write(`${text}\n`);
         while (next <= done + 1e-9) next += PROGRESS_STEP;
       }
