@@ -13,6 +13,9 @@
  * 2. main package only (`--omit=optional`, as when optional dependencies are skipped): no
  *    platform package, the JS path is used, its warning appears once, bytes identical to
  *    protobufjs.
+ * In both, `npx protobufjs-rustwriter measure ... --json` runs on the app's protobufjs 8 (found
+ * from the app's directory) and on protobufjs 7 (`--protobufjs`, installed beside it under an
+ * alias) and reports identical bytes, timings, and whether the addon is loaded.
  */
 
 const assert = require('assert');
@@ -25,18 +28,23 @@ const ROOT = path.join(__dirname, '..');
 const DIST = path.join(ROOT, 'dist');
 const { version } = require('../package.json');
 const PROTOBUFJS = `protobufjs@${require('protobufjs/package.json').version}`;
+const VERSION_7 = require('protobufjs7/package.json').version;
+const PROTOBUFJS7 = `protobufjs7@npm:protobufjs@${VERSION_7}`;
 
 /** PATH without any directory holding cargo or rustc. */
 const PATH_WITHOUT_RUST = process.env.PATH.split(path.delimiter)
   .filter((dir) => !['cargo', 'rustc'].some((tool) => fs.existsSync(path.join(dir, tool))))
   .join(path.delimiter);
 
+/** The user's schema. */
+const SCHEMA = 'syntax = "proto3"; message M { uint64 id = 1; string name = 2; repeated sint32 d = 3; M child = 4; bytes blob = 5; }';
+
 /** The user's program: encodes through install(), then through protobufjs's own writer. */
 const PROGRAM = `
 const protobuf = require('protobufjs');
 const { RustWriter, install, uninstall } = require('protobufjs-rustwriter');
 require('protobufjs-rustwriter');
-const root = protobuf.parse('syntax = "proto3"; message M { uint64 id = 1; string name = 2; repeated sint32 d = 3; M child = 4; bytes blob = 5; }').root;
+const root = protobuf.parse(${JSON.stringify(SCHEMA)}).root;
 const M = root.lookupType('M');
 const messages = [
   { id: 1, name: 'x' },
@@ -66,12 +74,37 @@ function assertRunsNothingAtInstall(tarball) {
 }
 
 /**
- * Installs `tarballs` (and protobufjs) into a new project and runs the program there.
+ * Runs `npx protobufjs-rustwriter measure` on the schema in `dir` and checks its `--json` report.
+ * @param {string} dir Project
+ * @param {object} env Environment
+ * @param {string[]} args Extra arguments
+ * @returns {object} The report
+ */
+function measure(dir, env, args) {
+  const run = spawnSync('npx', ['--no', 'protobufjs-rustwriter', 'measure', 'schema.proto', '--type', 'M', '--time', '0.5', '--json', ...args], {
+    cwd: dir, env, encoding: 'utf8',
+  });
+  assert.strictEqual(run.status, 0, run.stderr);
+  const report = JSON.parse(run.stdout);
+  assert.deepStrictEqual(Object.keys(report).slice(0, 2), ['protobufjs', 'native']);
+  assert.strictEqual(report.results.length, 3, run.stdout); // the sample messages
+  for (const r of report.results) {
+    assert.strictEqual(r.type, 'M');
+    assert.strictEqual(r.identical, true);
+    assert.ok(r.bytes > 0 && r.protobufjs_ns > 0 && r.rustwriter_ns > 0 && r.speedup > 0, run.stdout);
+  }
+  return report;
+}
+
+/**
+ * Installs `tarballs` (and protobufjs 8, and 7 under an alias) into a new project and runs the
+ * program and `measure` there.
  * @param {string[]} tarballs Tarball paths
  * @param {string[]} flags Extra npm install flags
  * @param {object} [overrides] The project's package.json `overrides`
- * @returns {{result: object, stderr: string, platforms: string[]}} The program's report, its
- * stderr, and the platform packages installed
+ * @returns {{result: object, stderr: string, platforms: string[], measured: object[]}} The
+ * program's report, its stderr, the platform packages installed, and `measure`'s reports on
+ * protobufjs 8 and 7
  */
 function installAndRun(tarballs, flags, overrides = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rustwriter-pack-'));
@@ -79,17 +112,28 @@ function installAndRun(tarballs, flags, overrides = {}) {
     const project = { name: 'user-project', version: '1.0.0', private: true, overrides };
     fs.writeFileSync(path.join(dir, 'package.json'), `${JSON.stringify(project, null, 2)}\n`);
     fs.writeFileSync(path.join(dir, 'program.js'), PROGRAM);
+    fs.writeFileSync(path.join(dir, 'schema.proto'), SCHEMA);
     const env = { ...process.env, PATH: PATH_WITHOUT_RUST };
-    execFileSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', ...flags, ...tarballs, PROTOBUFJS], {
+    execFileSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', ...flags, ...tarballs, PROTOBUFJS, PROTOBUFJS7], {
       cwd: dir, env, stdio: ['ignore', 'ignore', 'inherit'],
     });
     const platforms = fs.readdirSync(path.join(dir, 'node_modules')).filter((name) => name.startsWith('protobufjs-rustwriter-'));
     const run = spawnSync(process.execPath, ['program.js'], { cwd: dir, env, encoding: 'utf8' });
     assert.strictEqual(run.status, 0, run.stderr);
-    return { result: JSON.parse(run.stdout), stderr: run.stderr, platforms };
+    const measured = [measure(dir, env, []), measure(dir, env, ['--protobufjs', 'node_modules/protobufjs7'])];
+    return { result: JSON.parse(run.stdout), stderr: run.stderr, platforms, measured };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * `measure`'s speed-ups, for the log.
+ * @param {object[]} reports `--json` reports
+ * @returns {string} e.g. "8.8.1 1.31x 1.20x 1.12x, 7.6.6 …"
+ */
+function speedups(reports) {
+  return reports.map((m) => `${m.protobufjs} ${m.results.map((r) => `${r.speedup}x`).join(' ')}`).join(', ');
 }
 
 assert.ok(!spawnSync('cargo', ['--version'], { env: { ...process.env, PATH: PATH_WITHOUT_RUST } }).stdout,
@@ -112,11 +156,14 @@ const withAddon = installAndRun([main], [], overrides);
 assert.deepStrictEqual(withAddon.result, { native: true, same: true });
 assert.deepStrictEqual(withAddon.platforms, [local]);
 assert.ok(!withAddon.stderr.includes('ProtobufjsRustwriterWarning'), withAddon.stderr);
-process.stdout.write(`installed: npm chose ${local} of ${Object.keys(overrides).length}, the addon is used, bytes identical to protobufjs\n`);
+assert.deepStrictEqual(withAddon.measured.map((m) => [m.protobufjs, m.native]), [[require('protobufjs/package.json').version, true], [VERSION_7, true]]);
+process.stdout.write(`installed: npm chose ${local} of ${Object.keys(overrides).length}, the addon is used, bytes identical to protobufjs; ` +
+  `measure on protobufjs 8 and 7: ${speedups(withAddon.measured)}\n`);
 
 const withoutAddon = installAndRun([main], ['--omit=optional']);
 assert.deepStrictEqual(withoutAddon.result, { native: false, same: true });
 assert.deepStrictEqual(withoutAddon.platforms, []);
 const warnings = withoutAddon.stderr.split('\n').filter((line) => line.includes('ProtobufjsRustwriterWarning'));
 assert.strictEqual(warnings.length, 1, withoutAddon.stderr);
-process.stdout.write('installed without it: the JS path is used, one warning, bytes identical to protobufjs\n');
+assert.deepStrictEqual(withoutAddon.measured.map((m) => [m.protobufjs, m.native]), [[require('protobufjs/package.json').version, false], [VERSION_7, false]]);
+process.stdout.write(`installed without it: the JS path is used, one warning, bytes identical to protobufjs; measure: ${speedups(withoutAddon.measured)}\n`);

@@ -1,0 +1,10 @@
+#!/usr/bin/env node
+'use strict';
+
+/**
+ * The `protobufjs-rustwriter` command: `protobufjs-rustwriter measure ...` (lib/measure.js).
+ */
+
+const { main } = require('../lib/measure');
+
+process.exitCode = main(process.argv.slice(2), { cwd: process.cwd(), env: process.env, stdout: process.stdout, stderr: process.stderr });

@@ -1,0 +1,286 @@
+'use strict';
+
+/**
+ * `protobufjs-rustwriter measure`, run as users run it: the bin as a child process, with a short
+ * `--time`. The schema is test/fixtures/measure/shop.proto (its import money.proto is found only
+ * through --path); binary data and the JSON schema are written to a temporary directory.
+ */
+
+const assert = require('assert');
+const { spawnSync } = require('child_process');
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const protobuf = require('protobufjs');
+const { RustWriter } = require('..');
+const { samples, SIZES } = require('../lib/measure-sample');
+const { verdict } = require('../lib/measure-report');
+
+const ROOT = path.join(__dirname, '..');
+const BIN = path.join(ROOT, 'bin', 'protobufjs-rustwriter.js');
+const FIXTURES = path.join(__dirname, 'fixtures', 'measure');
+const SHOP = path.join(FIXTURES, 'shop.proto');
+const INCLUDE = path.join(FIXTURES, 'include');
+const ORDER = path.join(FIXTURES, 'order.json');
+const ORDERS = path.join(FIXTURES, 'orders.json');
+const PROTOBUFJS7 = path.join(ROOT, 'node_modules', 'protobufjs7');
+const VERSION_7 = require('protobufjs7/package.json').version;
+const VERSION_8 = require('protobufjs/package.json').version;
+/** Seconds of timing per run: enough for every round to run, short enough for the suite. */
+const TIME = '0.2';
+/** The keys `--json` results have, in order. */
+const RESULT_KEYS = [
+  'type', 'bytes', 'identical', 'protobufjs_ns', 'rustwriter_ns', 'speedup', 'message', 'messages', 'native_calls',
+  'protobufjs_ns_iqr', 'rustwriter_ns_iqr',
+];
+
+/**
+ * Runs the bin.
+ * @param {string[]} args Arguments
+ * @param {{cwd?: string, env?: object}} [options] Directory (default the package root) and extra environment
+ * @returns {{status: number, stdout: string, stderr: string}} Result
+ */
+function run(args, { cwd = ROOT, env = {} } = {}) {
+  const base = { ...process.env };
+  delete base.PROTOBUFJS_RUSTWRITER;
+  const result = spawnSync(process.execPath, [BIN, ...args], { cwd, env: { ...base, ...env }, encoding: 'utf8' });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/**
+ * Runs `measure <schema> --type shop.Order ... --json` and returns its JSON, asserting exit 0.
+ * @param {string[]} args Arguments after the schema and type
+ * @param {object} [options] As for {@link run}
+ * @returns {object} JSON report
+ */
+function measureJson(args, options) {
+  const result = run(['measure', SHOP, '--type', 'shop.Order', '--path', INCLUDE, '--time', TIME, '--json', ...args], options);
+  assert.strictEqual(result.status, 0, result.stderr);
+  return JSON.parse(result.stdout);
+}
+
+/** A Root of shop.proto for the tests' own encoding. */
+function shopRoot() {
+  const root = new protobuf.Root();
+  root.resolvePath = (origin, target) => (origin ? path.join(fs.existsSync(path.join(FIXTURES, target)) ? FIXTURES : INCLUDE, target) : target);
+  return root.loadSync(SHOP);
+}
+
+/**
+ * Asserts the shape of a `--json` report whose messages all encoded to the same bytes.
+ * @param {object} report JSON
+ * @param {number[]} sizes Expected encoded size of each row
+ * @returns {undefined}
+ */
+function assertTimed(report, sizes) {
+  assert.deepStrictEqual(Object.keys(report), ['protobufjs', 'native', 'samples', 'results', 'verdict']);
+  assert.deepStrictEqual(report.results.map((r) => r.bytes), sizes);
+  for (const r of report.results) {
+    assert.deepStrictEqual(Object.keys(r), RESULT_KEYS);
+    assert.strictEqual(r.type, 'shop.Order');
+    assert.strictEqual(r.identical, true);
+    for (const key of ['protobufjs_ns', 'rustwriter_ns', 'speedup']) assert.ok(r[key] > 0, `${key} ${r[key]}`);
+    assert.ok(r.protobufjs_ns_iqr[0] <= r.protobufjs_ns && r.protobufjs_ns <= r.protobufjs_ns_iqr[1]);
+  }
+  assert.match(report.verdict, /RustWriter/);
+}
+
+describe('protobufjs-rustwriter measure', function () {
+  let tmp;
+  let encoded;
+
+  before(function () {
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'rustwriter-measure-'));
+    const Order = shopRoot().lookupType('shop.Order');
+    const orders = JSON.parse(fs.readFileSync(ORDERS, 'utf8')).map((o) => Order.fromObject(o));
+    encoded = orders.map((m) => Order.encode(m).finish());
+    fs.writeFileSync(path.join(tmp, 'one.bin'), encoded[1]);
+    const stream = protobuf.Writer.create();
+    for (let i = 0; i < 4; ++i) for (const m of orders) Order.encodeDelimited(m, stream);
+    fs.writeFileSync(path.join(tmp, 'stream.bin'), stream.finish());
+    fs.writeFileSync(path.join(tmp, 'truncated.bin'), Buffer.concat([Buffer.from(stream.finish()), Buffer.from([0x40, 1, 2])]));
+    fs.writeFileSync(path.join(tmp, 'shop.json'), JSON.stringify(shopRoot().toJSON()));
+    const readings = Array.from({ length: 5000 }, (_, i) => (i % 7) * (i % 2 ? -300 : 300));
+    fs.writeFileSync(path.join(tmp, 'long.json'), JSON.stringify({ id: '7', readings }));
+    fs.writeFileSync(path.join(tmp, 'snake.json'), JSON.stringify({ id: '7', customer_name: 'Eve' }));
+    fs.writeFileSync(path.join(tmp, 'broken.proto'), 'syntax = "proto3"; message A { int32 x = ; }');
+    fs.writeFileSync(path.join(tmp, 'garbage.bin'), Buffer.from([0x0f, 0xff, 0xff]));
+    const app = path.join(tmp, 'app-with-7');
+    fs.mkdirSync(path.join(app, 'node_modules'), { recursive: true });
+    fs.symlinkSync(PROTOBUFJS7, path.join(app, 'node_modules', 'protobufjs'), 'junction');
+    fs.mkdirSync(path.join(tmp, 'empty-app'));
+  });
+
+  after(function () {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it('prints a table and a one-sentence verdict for a .proto schema and one JSON message, progress on stderr', function () {
+    const result = run(['measure', SHOP, '--type', 'shop.Order', '--path', INCLUDE, '--data', ORDER, '--time', TIME]);
+    assert.strictEqual(result.status, 0, result.stderr);
+    const lines = result.stdout.trimEnd().split('\n');
+    assert.match(lines[0], /^shop\.Order: 1 message from .*order\.json$/);
+    assert.match(lines[1], new RegExp(`^protobufjs ${VERSION_8.replace(/\./g, '\\.')} from .*; RustWriter with`));
+    assert.ok(lines.some((line) => /^#1 +\d+ +\d+ ns ±\d+% +\d+ ns ±\d+% +\d+\.\d\dx +0$/.test(line)), result.stdout);
+    assert.match(lines[lines.length - 1], /^(RustWriter|Against|The rounds) .*\.$/);
+    assert.match(result.stderr, /measuring, 100%/);
+    assert.doesNotMatch(result.stdout, /measuring/);
+  });
+
+  it('reads a JSON schema (root.toJSON()) and a JSON array, one row per message', function () {
+    const report = measureJson(['--data', ORDERS], {});
+    assertTimed(report, encoded.map((b) => b.length));
+    const viaJson = run(['measure', path.join(tmp, 'shop.json'), '--type', 'shop.Order', '--data', ORDERS, '--time', TIME, '--json']);
+    assert.strictEqual(viaJson.status, 0, viaJson.stderr);
+    assertTimed(JSON.parse(viaJson.stdout), encoded.map((b) => b.length));
+  });
+
+  it('decodes one binary message, and a --delimited stream of 12 as one averaged row', function () {
+    assertTimed(measureJson(['--data', path.join(tmp, 'one.bin')]), [encoded[1].length]);
+    const stream = measureJson(['--data', path.join(tmp, 'stream.bin'), '--delimited']);
+    const mean = Math.round(encoded.reduce((sum, b) => sum + b.length, 0) / encoded.length);
+    assertTimed(stream, [mean]);
+    assert.strictEqual(stream.results[0].messages, 12);
+  });
+
+  it('generates sample messages without --data, and says so', function () {
+    const result = run(['measure', SHOP, '--type', 'shop.Order', '--path', INCLUDE, '--time', TIME, '--json']);
+    assert.strictEqual(result.status, 0, result.stderr);
+    assert.match(result.stderr, /^protobufjs-rustwriter: shop\.Order: no --data, so 3 sample messages generated from the schema/);
+    const report = JSON.parse(result.stdout);
+    assert.strictEqual(report.samples, true);
+    assert.strictEqual(report.results.length, SIZES.length);
+  });
+
+  it('uses protobufjs 7 when --protobufjs names it, or when the app in the current directory resolves it', function () {
+    assert.strictEqual(measureJson(['--data', ORDER, '--protobufjs', PROTOBUFJS7]).protobufjs, VERSION_7);
+    const fromApp = measureJson(['--data', ORDER], { cwd: path.join(tmp, 'app-with-7') });
+    assert.strictEqual(fromApp.protobufjs, VERSION_7);
+    assert.strictEqual(fromApp.results[0].identical, true);
+  });
+
+  it('counts native calls for a long packed field, and runs on the JS path with PROTOBUFJS_RUSTWRITER=js', function () {
+    const data = ['--data', path.join(tmp, 'long.json')];
+    const native = measureJson(data);
+    assert.strictEqual(native.native, RustWriter.native);
+    assert.strictEqual(native.results[0].native_calls, RustWriter.native ? 1 : 0);
+    if (RustWriter.native) assert.match(native.verdict, /native addon loaded and used for long packed fields/);
+    const js = measureJson(data, { env: { PROTOBUFJS_RUSTWRITER: 'js' } });
+    assert.strictEqual(js.native, false);
+    assert.strictEqual(js.results[0].native_calls, 0);
+    assert.match(js.verdict, /JS path: the native addon is not loaded, PROTOBUFJS_RUSTWRITER=js\)/);
+  });
+
+  it('exits 1 naming the message and the first differing byte when the bytes differ', function () {
+    const env = { PROTOBUFJS_RUSTWRITER_TEST_FLIP_BYTE: '5' };
+    const result = run(['measure', SHOP, '--type', 'shop.Order', '--path', INCLUDE, '--data', ORDERS, '--time', TIME], { env });
+    assert.strictEqual(result.status, 1, result.stderr);
+    assert.strictEqual(result.stdout, '');
+    const lines = result.stderr.trimEnd().split('\n');
+    assert.strictEqual(lines.length, 3);
+    assert.match(lines[0], /RustWriter's bytes differ from protobufjs's \(before timing\): shop\.Order message #1: first difference at byte 5 of \d+/);
+    const json = run(['measure', SHOP, '--type', 'shop.Order', '--path', INCLUDE, '--data', ORDERS, '--json'], { env });
+    assert.strictEqual(json.status, 1);
+    const report = JSON.parse(json.stdout);
+    assert.deepStrictEqual(report.results.map((r) => [r.identical, r.protobufjs_ns, r.speedup]), [[false, null, null], [false, null, null], [false, null, null]]);
+  });
+
+  it('prints its usage for --help', function () {
+    const result = run(['measure', '--help']);
+    assert.strictEqual(result.status, 0);
+    assert.match(result.stdout, /^usage: protobufjs-rustwriter measure <schema\.proto\|schema\.json> --type <full\.Name>/);
+  });
+
+  describe('exits 2 with one line naming the fix', function () {
+    const shop = ['measure', SHOP, '--path', INCLUDE];
+    const CASES = [
+      ['without a command', () => [[]], /no command: run protobufjs-rustwriter measure/],
+      ['for an unknown command', () => [['frob']], /unknown command "frob"/],
+      ['for an unknown option', () => [[...shop, '--bogus']], /unknown option --bogus: see protobufjs-rustwriter --help/],
+      ['for a bad --time', () => [[...shop, '--type', 'shop.Order', '--time', '0']], /--time 0: give a number of seconds above 0/],
+      ['without --type, listing the types', () => [shop], /needs --type <full\.Name>.*: one of shop\.Order, shop\.Item, shop\.Card, money\.Amount$/],
+      ['for an unknown type', () => [[...shop, '--type', 'shop.Nope']], /no message type "shop\.Nope" in shop\.proto: pass --type/],
+      ['for a missing schema', () => [['measure', path.join(tmp, 'nope.proto'), '--type', 'a.B']], /cannot read the schema .*nope\.proto: no such file/],
+      ['for a schema that does not parse', () => [['measure', path.join(tmp, 'broken.proto'), '--type', 'A']], /broken\.proto does not parse: illegal id.*: fix the schema/],
+      ['for an import not found', () => [['measure', SHOP, '--type', 'shop.Order']], /shop\.proto imports a file that is not found .*money\.proto.*: pass --path <dir>/],
+      ['for a JSON file that is no schema', () => [['measure', ORDER, '--type', 'shop.Order']], /order\.json defines no message type/],
+      ['for missing data', () => [[...shop, '--type', 'shop.Order', '--data', path.join(tmp, 'nope.json')]], /cannot read the data .*nope\.json: no such file/],
+      ['for data that does not decode', () => [[...shop, '--type', 'shop.Order', '--data', path.join(tmp, 'garbage.bin')]], /garbage\.bin does not decode as shop\.Order .*--delimited/],
+      [
+        'for a truncated stream', () => [[...shop, '--type', 'shop.Order', '--delimited', '--data', path.join(tmp, 'truncated.bin')]],
+        /truncated\.bin is not a length-delimited stream \(message 13: /,
+      ],
+      [
+        'for a JSON field name the schema spells otherwise', () => [[...shop, '--type', 'shop.Order', '--data', path.join(tmp, 'snake.json')]],
+        /"customer_name" \(at message 1\) is not a field of shop\.Order: .*names it "customerName": pass --keep-case/,
+      ],
+      ['without protobufjs in the app', () => [[...shop, '--type', 'shop.Order'], { cwd: path.join(tmp, 'empty-app') }], /cannot find protobufjs from .*empty-app: run it in your app's directory or pass --protobufjs <dir>$/],
+      ['for a --protobufjs without it', () => [[...shop, '--type', 'shop.Order', '--protobufjs', path.join(tmp, 'empty-app')]], /no protobufjs at .*empty-app: pass --protobufjs/],
+    ];
+    for (const [title, argsOf, expected] of CASES) {
+      it(title, function () {
+        const [args, options] = argsOf();
+        const result = run(args, options);
+        assert.strictEqual(result.status, 2, result.stderr);
+        assert.strictEqual(result.stdout, '');
+        assert.match(result.stderr, /^protobufjs-rustwriter: [^\n]+\n$/);
+        assert.match(result.stderr.trimEnd(), expected);
+      });
+    }
+  });
+});
+
+describe('measure verdict', function () {
+  const row = (median, q1, q3, nativeCalls = 0) => ({ messages: 1, nativeCalls, speedup: { median, q1, q3 } });
+  const CASES = [
+    ['faster, with the speed-up', [row(1.4, 1.2, 1.6)], true, /^RustWriter encodes this message 1\.40x faster than protobufjs 8\.8\.1's own writer \(native addon loaded; no packed/],
+    ['faster over several messages, with the range', [row(1.4, 1.2, 1.6), row(2.8, 2.5, 3)], true, /^RustWriter encodes these messages 1\.40–2\.80x faster/],
+    ['slower, and to keep protobufjs\'s writer', [row(0.8, 0.7, 0.9)], true, /^RustWriter is slower than .* \(0\.80x of its speed; .*\): keep protobufjs's writer for it\.$/],
+    ['level, when the rounds straddle 1 close to it', [row(1.01, 0.97, 1.04)], true, /^RustWriter and .* are level on this message \(1\.01x; .*\): expect no gain\.$/],
+    ['too noisy to tell, when the rounds straddle 1 far from it', [row(1.53, 0.92, 2.1)], true, /^The rounds varied too much .* 1\.53x in the median round, 0\.92–2\.10x .*longer --time\.$/],
+    ['how many messages were faster, slower and level', [row(1.4, 1.2, 1.6), row(0.8, 0.7, 0.9), row(1.02, 0.9, 1.1)], true, /RustWriter is faster on 1 \(1\.40x\), slower on 1 \(0\.80x\), within noise on 1 of the 3 messages/],
+    ['how many rows used the addon', [row(3, 2.5, 3.5, 1), row(1.4, 1.2, 1.6)], true, /\(native addon loaded and used for long packed fields in 1 of 2 rows\)\.$/],
+    ['that the addon is not loaded', [row(1.4, 1.2, 1.6)], false, /\(JS path: the native addon is not loaded\)\.$/],
+  ];
+  for (const [title, rows, native, expected] of CASES) {
+    it(`says ${title}`, function () {
+      assert.match(verdict({ version: '8.8.1', native, forcedJs: false, rows }), expected);
+    });
+  }
+});
+
+describe('measure sample messages', function () {
+  const scalars = new protobuf.Root().loadSync(path.join(__dirname, 'fixtures', 'scalars.proto'));
+  const nested = new protobuf.Root().loadSync(path.join(__dirname, 'fixtures', 'nested.proto'));
+
+  it('are the same for the same seed and differ for another', function () {
+    const Singular = scalars.lookupType('rw.scalars.Singular');
+    assert.deepStrictEqual(samples(Singular, 7), samples(Singular, 7));
+    assert.notDeepStrictEqual(samples(Singular, 7), samples(Singular, 8));
+  });
+
+  it('set every field to a value that is encoded, and one member of each oneof', function () {
+    for (const name of ['rw.scalars.Singular', 'rw.scalars.Packed', 'rw.scalars.Unpacked']) {
+      const T = scalars.lookupType(name);
+      for (const object of samples(T)) {
+        const decoded = T.toObject(T.decode(T.encode(T.fromObject(object)).finish()), { longs: String, bytes: String });
+        const members = new Set(T.oneofsArray.flatMap((o) => o.fieldsArray.map((f) => f.name)));
+        for (const field of T.fieldsArray.filter((f) => !members.has(f.name))) {
+          assert.ok(field.name in decoded, `${name}.${field.name} is not encoded`);
+        }
+        for (const oneof of T.oneofsArray) {
+          assert.strictEqual(oneof.fieldsArray.filter((f) => f.name in object).length, 1, `${name}.${oneof.name}`);
+        }
+      }
+    }
+  });
+
+  it('give every repeated field and map each of the sizes, nested messages included', function () {
+    const Outer = nested.lookupType('rw.nested.Outer');
+    samples(Outer).forEach((object, i) => {
+      assert.strictEqual(Object.keys(object.strStr).length, SIZES[i]);
+      assert.strictEqual(Object.keys(object.boolInner).length, Math.min(2, SIZES[i]));
+      assert.ok(object.middle && object.middle.inner && object.middle.inner.leaf, 'nested messages are set');
+    });
+  });
+});
