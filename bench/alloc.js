@@ -55,7 +55,8 @@ const GC_REPORT_DELAY_MS = 20;
 const HEAP_SPACES = new Set(['new_space', 'new_large_object_space', 'old_space', 'large_object_space']);
 /** Node flags of the child process (and only of it). */
 const ALLOC_FLAGS = ['--expose-gc', '--max-semi-space-size=64', '--min-semi-space-size=64'];
-/** Each op runs this long before it is measured, so that it runs optimized code (the timing process warmed its own copy). */
+/** Each op runs this long before it is measured, so that it runs optimized code (the timing process warmed its
+ * own copy). */
 const WARM_MS = 250;
 /** A child measures a case's contenders in well under a minute; a hung one must not hang the benchmark. */
 const CHILD_TIMEOUT_MS = 180000;
@@ -244,7 +245,8 @@ async function measureCase(id, keys) {
 function measureInChild(id, keys) {
   const args = [...ALLOC_FLAGS, __filename, id, ...keys];
   return new Promise((resolve) => {
-    execFile(process.execPath, args, { timeout: CHILD_TIMEOUT_MS, maxBuffer: CHILD_MAX_BUFFER }, (err, stdout, stderr) => {
+    const options = { timeout: CHILD_TIMEOUT_MS, maxBuffer: CHILD_MAX_BUFFER };
+    execFile(process.execPath, args, options, (err, stdout, stderr) => {
       let result = null;
       if (!err) {
         try {

@@ -233,7 +233,9 @@ function prepareCase(c, statics, keys) {
   const input = c.build(prng(SEED));
   if (c.verify) c.verify(new protobuf.Root().loadSync(PROTO_FILE), input);
   // Encoded once by protobufjs 8.8.1; each contender then decodes these bytes with its own type.
-  const encoded = c.decoded ? new protobuf.Root().loadSync(protoFileOf(c)).lookupType(c.type).encode(input).finish() : null;
+  const encoded = c.decoded
+    ? new protobuf.Root().loadSync(protoFileOf(c)).lookupType(c.type).encode(input).finish()
+    : null;
   const sources = OP_SOURCES[c.mode || 'single'];
   const chosen = contendersOf(c).filter((contender) => !keys || keys.includes(contender.key));
   return chosen.map((contender) => {

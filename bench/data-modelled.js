@@ -79,7 +79,8 @@ function product(r, id) {
   if (r() < 0.8) p.active = true;
   p.status = 1 + r.int(3);
   p.categoryIds = Array.from({ length: 1 + r.int(3) }, () => nonZero(r, 500));
-  p.attributes = int32Map(r, r.int(4), 16, () => ({ name: words(r, 1), value: words(r, 1 + r.int(2)), weight: nonZero(r, 100) }));
+  p.attributes = int32Map(r, r.int(4), 16,
+    () => ({ name: words(r, 1), value: words(r, 1 + r.int(2)), weight: nonZero(r, 100) }));
   p.counters = int32Map(r, 1 + r.int(4), 32, () => nonZero(r, 20000) * (r() < 0.5 ? -1 : 1));
   p.flags = r.int(TWO_32) || 1;
   p.size = {
@@ -101,7 +102,8 @@ function catalog(r) {
     name: words(r, 3),
     revision: 1.7e12 + r.int(1e10), // an int64 given as a number
     products: Array.from({ length: PRODUCTS }, (_, i) => product(r, 10000 + i * 7)),
-    categories: int32Map(r, CATEGORIES, 64, () => ({ name: words(r, 2), parent: nonZero(r, 500), rank: nonZero(r, 100) })),
+    categories: int32Map(r, CATEGORIES, 64,
+      () => ({ name: words(r, 2), parent: nonZero(r, 500), rank: nonZero(r, 100) })),
     labels: int32Map(r, LABELS, 32, () => words(r, 2)),
   };
 }
@@ -203,7 +205,8 @@ function value(r, i) {
 function tileLayer(r, layer) {
   const features = Array.from({ length: layer.features }, () => {
     const tags = [];
-    for (let k = 0, pairs = 1 + r.int(Math.min(4, layer.keys)); k < pairs; ++k) tags.push(r.int(layer.keys), r.int(layer.values));
+    const pairs = 1 + r.int(Math.min(4, layer.keys));
+    for (let k = 0; k < pairs; ++k) tags.push(r.int(layer.keys), r.int(layer.values));
     const feature = { tags, type: layer.type, geometry: geometry(r, layer) };
     // OpenStreetMap-style ids, some beyond 2^32 (a Long with a high word once decoded).
     if (layer.ids) feature.id = Long.fromNumber(1 + r.int(12e9), true);

@@ -297,4 +297,6 @@ function stream(r) {
   return Array.from({ length: STREAM_LENGTH }, () => small(r));
 }
 
-module.exports = { tiny, small, strings, longs, toBigInts, packed, blobs, large, stream, STREAM_LENGTH, nonZero, words, text };
+module.exports = {
+  tiny, small, strings, longs, toBigInts, packed, blobs, large, stream, STREAM_LENGTH, nonZero, words, text,
+};

@@ -58,9 +58,13 @@ const NAMES = Object.fromEntries(CONTENDERS.map(({ key, name }) => [key, name]))
  */
 function ratiosOf(contenders) {
   const { rust, pbjs8, pbjs7, rust7 } = contenders;
-  const ratios = { pbjs8: rust.hz / pbjs8.hz, pbjs7: rust.hz / pbjs7.hz, faster: rust.hz / Math.max(pbjs8.hz, pbjs7.hz) };
+  const ratios = {
+    pbjs8: rust.hz / pbjs8.hz, pbjs7: rust.hz / pbjs7.hz, faster: rust.hz / Math.max(pbjs8.hz, pbjs7.hz),
+  };
   if (rust7) ratios.rust7VsPbjs7 = rust7.hz / pbjs7.hz;
-  for (const { key, of, over } of COMPARISONS) if (contenders[of] && contenders[over]) ratios[key] = contenders[of].hz / contenders[over].hz;
+  for (const { key, of, over } of COMPARISONS) {
+    if (contenders[of] && contenders[over]) ratios[key] = contenders[of].hz / contenders[over].hz;
+  }
   return ratios;
 }
 
@@ -154,7 +158,9 @@ async function benchCase(c, statics) {
   record.contenders = {};
   for (const result of timed.results) {
     const alloc = allocs[result.key];
-    record.contenders[result.key] = { name: result.name, hz: result.hz, rme: result.rme, samples: result.samples, ...(alloc && { alloc }) };
+    record.contenders[result.key] = {
+      name: result.name, hz: result.hz, rme: result.rme, samples: result.samples, ...(alloc && { alloc }),
+    };
     process.stdout.write(`  ${result.name.padEnd(NAME_WIDTH)} ${format.opsPerSecond(result.hz).padStart(11)} ops/s ` +
       `±${result.rme.toFixed(1).padStart(4)}% (${result.samples} runs)${alloc ? `  ${allocText(alloc)}` : ''}\n`);
   }
@@ -297,7 +303,10 @@ async function run(options) {
     },
     git: gitState(),
     contenders: CONTENDERS.map(({ key, name, checked, breakdown, pbjs7Codegen, env }) =>
-      ({ key, name, checked: Boolean(checked), breakdown: Boolean(breakdown), pbjs7Codegen: Boolean(pbjs7Codegen), ...(env && { env }) })),
+      ({
+        key, name, checked: Boolean(checked), breakdown: Boolean(breakdown), pbjs7Codegen: Boolean(pbjs7Codegen),
+        ...(env && { env }),
+      })),
     comparisons: COMPARISONS,
     options: {
       benchmark: BENCH_OPTIONS,
@@ -343,7 +352,9 @@ async function main(argv) {
     return;
   }
   if (options.help) {
-    process.stdout.write(helpText({ lastRun: path.relative(ROOT, LAST_RUN), results: path.relative(ROOT, render.RESULTS) }));
+    process.stdout.write(helpText({
+      lastRun: path.relative(ROOT, LAST_RUN), results: path.relative(ROOT, render.RESULTS),
+    }));
     return;
   }
   if (!RustWriter.native) {

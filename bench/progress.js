@@ -32,7 +32,8 @@ const STATIC_SECONDS = 2;
  */
 function budgetOf(c, contenders, rounds) {
   const checked = contenders.filter((x) => x.checked).length;
-  return contenders.length * rounds * SECONDS_PER_BENCHMARK + ALLOC_CHILD_SECONDS + checked * ALLOC_SECONDS_PER_CONTENDER +
+  return contenders.length * rounds * SECONDS_PER_BENCHMARK + ALLOC_CHILD_SECONDS +
+    checked * ALLOC_SECONDS_PER_CONTENDER +
     (c.codegen === 'static' ? STATIC_SECONDS : 0);
 }
 

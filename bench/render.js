@@ -269,7 +269,9 @@ function speedTable(run) {
 function allocationTable(run) {
   const shown = tableContenders(run);
   const lines = [tableRow(['case', ...shown.map((c) => c.name)]), tableRow(['---', ...Array(shown.length).fill('--:')])];
-  for (const c of run.cases.filter((x) => !x.error)) lines.push(tableRow([caseTitle(c), ...shown.map(({ key }) => allocCell(c.contenders[key].alloc))]));
+  for (const c of run.cases.filter((x) => !x.error)) {
+    lines.push(tableRow([caseTitle(c), ...shown.map(({ key }) => allocCell(c.contenders[key].alloc))]));
+  }
   return lines;
 }
 

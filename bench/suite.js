@@ -96,7 +96,9 @@ function runCase(name, contenders) {
   const rounds = contenders.map(() => []);
   for (let round = 0; round < ROUNDS; round++) {
     const suite = new Benchmark.Suite(name);
-    for (const { name: who, fn } of contenders) suite.add(who, fn, { ...BENCH_OPTIONS, onStart: () => collectGarbage() });
+    for (const { name: who, fn } of contenders) {
+      suite.add(who, fn, { ...BENCH_OPTIONS, onStart: () => collectGarbage() });
+    }
     suite.run({ async: false });
     const thrown = Array.from(suite).find((bench) => bench.error);
     if (thrown) return { bytes: before.bytes, error: `while timing ${thrown.name}: ${thrown.error}`, results: [] };

@@ -145,7 +145,10 @@ function allocationRow(measured) {
     const [before, spreadBefore] = PUBLISHED_ALLOC.bytes[c.id].map((v, i) => (i ? Math.max(ALLOC_MIN_SPREAD, v) : v));
     const total = Math.round(c.contenders.rust.alloc.total);
     const spread = Math.max(ALLOC_MIN_SPREAD, c.contenders.rust.alloc.spread);
-    const range = [(total * (1 - spread)) / (before * (1 + spreadBefore)), (total * (1 + spread)) / (before * (1 - spreadBefore))];
+    const range = [
+      (total * (1 - spread)) / (before * (1 + spreadBefore)),
+      (total * (1 + spread)) / (before * (1 - spreadBefore)),
+    ];
     return { id: c.id, ratio: total / before, range, total, before };
   });
   const rank = (x) => (x.range[0] > 1 ? 2 : x.ratio > 1 ? 1 : 0);
@@ -175,9 +178,11 @@ function allocationRow(measured) {
 function evaluateTargets(cases, caseCount, names) {
   const timed = cases.filter((c) => !c.error);
   const allTimed = timed.length === caseCount;
-  const allocated = timed.filter((c) => PUBLISHED_ALLOC.bytes[c.id] && c.contenders.rust.alloc && !c.contenders.rust.alloc.error);
+  const allocated = timed.filter((c) => PUBLISHED_ALLOC.bytes[c.id] && c.contenders.rust.alloc &&
+    !c.contenders.rust.alloc.error);
   const targets = [
-    ...Object.entries(VS_8).flatMap(([id, threshold]) => timed.filter((c) => c.id === id).map((c) => vs8Row(c, threshold, names))),
+    ...Object.entries(VS_8).flatMap(([id, threshold]) =>
+      timed.filter((c) => c.id === id).map((c) => vs8Row(c, threshold, names))),
     ...timed.map((c) => fasterRow(c, names)),
     ...(allTimed ? [geomeanRow(timed, 'pbjs8', names.pbjs8, GEOMEAN_VS_8), geomeanRow(timed, 'pbjs7', names.pbjs7, GEOMEAN_VS_7)] : []),
     ...(allocated.length ? [allocationRow(allocated)] : []),

@@ -7,4 +7,5 @@
 
 const { main } = require('../lib/measure');
 
-process.exitCode = main(process.argv.slice(2), { cwd: process.cwd(), env: process.env, stdout: process.stdout, stderr: process.stderr });
+const io = { cwd: process.cwd(), env: process.env, stdout: process.stdout, stderr: process.stderr };
+process.exitCode = main(process.argv.slice(2), io);

@@ -9,13 +9,20 @@
  * operands whose meaning each kind defines. Entries are in the order of `AT`, so that `finish()`
  * can splice them in with one backward pass that never moves a byte twice.
  *
- * | kind | at | first operand | second operand | spliced as |
- * |---|---|---|---|---|
- * | `OPEN` | the placeholder byte of an open `fork()` | `OPEN_PARENT`: the enclosing open fork's entry, or -1 | `OPEN_ADDED`: `_addedBytes` when it was opened | nothing: the placeholder stays 0, as for a fork never closed |
- * | `FIXUP` | the placeholder byte of a closed fork whose length did not fit it (or was not known) | `SPAN_BYTES`: bytes written after the placeholder, up to `ldelim()` | `SPAN_END`: the first entry after the fork's content | the length varint, in place of the placeholder |
- * | `PREFIX` | 0 | `SPAN_BYTES`: bytes written before an `ldelim()` that had no fork open | `SPAN_END`: the first entry after them | the length varint, inserted |
- * | `RUN` | where a long packed varint field's length and payload go | `KEPT`: its elements' index in `_kept` | `RUN_OF`: its run kind (`protocol.json` `RUN_*`) | the length varint and the payload the native encoder wrote |
- * | `REF` | where the bytes of a large `bytes` value (or fixed-size typed array) go | `KEPT`: its index in `_kept` | `REF_BYTES`: its byte length | the array's bytes, copied once |
+ * - `OPEN`, at the placeholder byte of an open `fork()`: `OPEN_PARENT`, the enclosing open fork's
+ *   entry (or -1); `OPEN_ADDED`, `_addedBytes` when it was opened. Spliced as nothing: the
+ *   placeholder stays 0, as for a fork never closed.
+ * - `FIXUP`, at the placeholder byte of a closed fork whose length did not fit it (or was not
+ *   known): `SPAN_BYTES`, the bytes written after the placeholder up to `ldelim()`; `SPAN_END`,
+ *   the first entry after the fork's content. Spliced as the length varint, in place of the
+ *   placeholder.
+ * - `PREFIX`, at 0: `SPAN_BYTES`, the bytes written before an `ldelim()` that had no fork open;
+ *   `SPAN_END`, the first entry after them. Spliced as the length varint, inserted.
+ * - `RUN`, where a long packed varint field's length and payload go: `KEPT`, its elements' index
+ *   in `_kept`; `RUN_OF`, its run kind (`protocol.json` `RUN_*`). Spliced as the length varint and
+ *   the payload the native encoder wrote.
+ * - `REF`, where the bytes of a large `bytes` value (or fixed-size typed array) go: `KEPT`, its
+ *   index in `_kept`; `REF_BYTES`, its byte length. Spliced as the array's bytes, copied once.
  *
  * A fork whose content turns out shorter than 128 bytes, the usual case, gets its length written
  * into its placeholder at `ldelim()`, and its entry is removed; so does a packed field written
@@ -170,7 +177,9 @@ function _fixup(at, len) {
 function _prefixEntries(bytes) {
   const end = this._entryEnd;
   let entries = this._entries;
-  if (end + ENTRY_WORDS > entries.length) entries = this._entries = memory.growEntries(this, entries, end, end + ENTRY_WORDS);
+  if (end + ENTRY_WORDS > entries.length) {
+    entries = this._entries = memory.growEntries(this, entries, end, end + ENTRY_WORDS);
+  }
   entries.copyWithin(ENTRY_WORDS, 0, end);
   for (let e = ENTRY_WORDS; e <= end; e += ENTRY_WORDS) {
     const kind = entries[e + KIND];
@@ -262,9 +271,12 @@ function _keepEntries() {
 }
 
 /** RustWriter's methods for its entries. */
-const entryMethods = { _entry, _pushFork, _popFork, _dropFork, _fixup, _prefixEntries, _run, _ref, _clearEntries, _dropEntries, _keepEntries };
+const entryMethods = {
+  _entry, _pushFork, _popFork, _dropFork, _fixup, _prefixEntries, _run, _ref, _clearEntries, _dropEntries, _keepEntries,
+};
 
 module.exports = {
-  ENTRY_WORDS, AT, KIND, OPEN, FIXUP, PREFIX, RUN, REF, OPEN_PARENT, OPEN_ADDED, SPAN_BYTES, SPAN_END, KEPT, RUN_OF, REF_BYTES,
-  KEPT_WORDS, entryMethods,
+  ENTRY_WORDS, AT, KIND, OPEN, FIXUP, PREFIX, RUN, REF,
+  OPEN_PARENT, OPEN_ADDED, SPAN_BYTES, SPAN_END, KEPT, RUN_OF, REF_BYTES, KEPT_WORDS,
+  entryMethods,
 };

@@ -240,7 +240,8 @@ function measure(w) {
   const entries = w._entries;
   scratchFor(w._entryEnd / ENTRY_WORDS);
   for (let e = 0; e < w._entryEnd; e += ENTRY_WORDS) {
-    if (entries[e + KIND] === RUN) lens[e / ENTRY_WORDS] = measureRun(keptElements(w._kept, entries[e + KEPT]), entries[e + RUN_OF]);
+    if (entries[e + KIND] !== RUN) continue;
+    lens[e / ENTRY_WORDS] = measureRun(keptElements(w._kept, entries[e + KEPT]), entries[e + RUN_OF]);
   }
   return resolve(w);
 }

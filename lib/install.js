@@ -151,7 +151,12 @@ function install(protobuf, options) {
     }
     return protobuf;
   }
-  const state = { create: Writer.create, configure: Writer._configure, verify: verify === null ? defaultFraction() : verify, ours: null };
+  const state = {
+    create: Writer.create,
+    configure: Writer._configure,
+    verify: verify === null ? defaultFraction() : verify,
+    ours: null,
+  };
   state.ours = createFor(protobuf, state.verify, copy.version);
   Object.defineProperty(Writer, INSTALLED, { value: state, configurable: true });
   Writer.create = state.ours;

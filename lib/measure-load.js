@@ -261,7 +261,9 @@ function unknownField(protobuf, type, object, at, keepCase) {
     const value = object[key];
     field.resolve();
     if (!(field.resolvedType instanceof protobuf.Type) || value === null || typeof value !== 'object') continue;
-    const entries = field.map ? Object.entries(value) : Array.isArray(value) ? value.map((v, i) => [i, v]) : [[null, value]];
+    const entries = field.map ? Object.entries(value)
+    : Array.isArray(value) ? value.map((v, i) => [i, v])
+      : [[null, value]];
     for (const [k, v] of entries) {
       if (v === null || typeof v !== 'object') continue;
       const where = k === null ? `${at}.${key}` : `${at}.${key}[${JSON.stringify(k)}]`;

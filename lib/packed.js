@@ -333,11 +333,15 @@ function convertedFloats(w, value, count, single) {
   if (count < BULK_FLOATS_MIN) return null;
   const typed = typedName(value) !== undefined;
   // `set` reads `length` itself: only where that runs no user code (not a Proxy).
-  if (typed ? lengthOf(value) !== count : !Array.isArray(value) || isProxy(value) || value.length !== count) return null;
+  const whole = typed ? lengthOf(value) === count : Array.isArray(value) && !isProxy(value) && value.length === count;
+  if (!whole) return null;
   let scratch = single ? floatScratch : doubleScratch;
   if (single) floatScratch = NO_FLOATS;
   else doubleScratch = NO_DOUBLES;
-  if (scratch.length < count) scratch = single ? new Float32Array(Math.max(count, 2 * scratch.length)) : new Float64Array(Math.max(count, 2 * scratch.length));
+  if (scratch.length < count) {
+    const size = Math.max(count, 2 * scratch.length);
+    scratch = single ? new Float32Array(size) : new Float64Array(size);
+  }
   const before = w._pos - w._start;
   w._hold(w._pos);
   try {
@@ -443,7 +447,6 @@ function write_uint64s(value) {
   return varints64(this, value, PROTOCOL.RUN_UINT64, loopUint64);
 }
 
-
 /**
  * Writes an array of 64 bit values as packed, zig-zag encoded varints.
  * @param {ArrayLike<Long|number|string|bigint>} value Values to write
@@ -464,7 +467,6 @@ function write_fixed32s(value) {
   const count = countOf(value.length, FIXED);
   return fixedSize(this, value, count, 4, ownWire(value, count, 'Int32Array', 'Uint32Array'), loopFixed32);
 }
-
 
 /**
  * Writes an array of floats (32 bit) as a packed repeated field.
@@ -501,7 +503,6 @@ function write_fixed64s(value) {
   return fixedSize(this, value, count, 8, ownWire(value, count, 'BigInt64Array', 'BigUint64Array'), loopFixed64);
 }
 
-
 /**
  * Writes an array of boolish values as a packed repeated field.
  * @param {ArrayLike<boolean>} value Values to write
@@ -517,9 +518,10 @@ function write_bools(value) {
  * `uint64s`, `fixed32s` and `fixed64s`, as in protobuf.js.
  */
 const packedMethods = {
-  uint32s: write_uint32s, int32s: write_int32s, sint32s: write_sint32s, uint64s: write_uint64s, int64s: write_uint64s,
-  sint64s: write_sint64s, fixed32s: write_fixed32s, sfixed32s: write_fixed32s, floats: write_floats, doubles: write_doubles,
-  fixed64s: write_fixed64s, sfixed64s: write_fixed64s, bools: write_bools,
+  uint32s: write_uint32s, int32s: write_int32s, sint32s: write_sint32s,
+  uint64s: write_uint64s, int64s: write_uint64s, sint64s: write_sint64s,
+  fixed32s: write_fixed32s, sfixed32s: write_fixed32s, fixed64s: write_fixed64s, sfixed64s: write_fixed64s,
+  floats: write_floats, doubles: write_doubles, bools: write_bools,
 };
 
 module.exports = { packedMethods };

@@ -41,7 +41,9 @@ const settings = {
  * @returns {{runMin: number, runMinTyped: number, refMin: number, slabBytes: number}} Previous values
  */
 function configure(options) {
-  const previous = { runMin: settings.runMin, runMinTyped: settings.runMinTyped, refMin: settings.refMin, slabBytes: memory.slabSize() };
+  const previous = {
+    runMin: settings.runMin, runMinTyped: settings.runMinTyped, refMin: settings.refMin, slabBytes: memory.slabSize(),
+  };
   if (options.runMin !== undefined) settings.runMin = options.runMin;
   if (options.runMinTyped !== undefined) settings.runMinTyped = options.runMinTyped;
   if (options.refMin !== undefined) settings.refMin = options.refMin;

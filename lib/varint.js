@@ -227,5 +227,6 @@ function putUtf8From(string, buf, pos, i) {
 }
 
 module.exports = {
-  varint32Len, varint64Len, putVarint32, putVarint64, putZigzag64, putNegativeInt32, putFixed32, putFloat, putDouble, quietNaNs, putUtf8,
+  varint32Len, varint64Len, putVarint32, putVarint64, putZigzag64, putNegativeInt32, putFixed32, putFloat, putDouble,
+  quietNaNs, putUtf8,
 };

@@ -58,9 +58,17 @@ const leaf = () => ({ s: text(), z: pick(S64), b: blob() });
 
 function message(depth) {
   const m = {};
-  if (rand() < 0.7) Object.assign(m, { i32: pick(I32), i64: pick(S64), u32: pick(I32) >>> 0, u64: pick(U64), s32: pick(I32), s64: pick(S64) });
-  if (rand() < 0.5) Object.assign(m, { f32: pick(I32) >>> 0, f64: pick(U64), sf32: pick(I32), sf64: pick(S64), flag: rand() < 0.5 });
-  if (rand() < 0.5) Object.assign(m, { fl: pick([0, -0, 1.5, -2.25, 3.4e38, NaN, Infinity]), db: pick([0, -0, Math.PI, 1e300, -Infinity, NaN]) });
+  if (rand() < 0.7) {
+    Object.assign(m, { i32: pick(I32), i64: pick(S64), u32: pick(I32) >>> 0, u64: pick(U64) });
+    Object.assign(m, { s32: pick(I32), s64: pick(S64) });
+  }
+  if (rand() < 0.5) {
+    Object.assign(m, { f32: pick(I32) >>> 0, f64: pick(U64), sf32: pick(I32), sf64: pick(S64), flag: rand() < 0.5 });
+  }
+  if (rand() < 0.5) {
+    m.fl = pick([0, -0, 1.5, -2.25, 3.4e38, NaN, Infinity]);
+    m.db = pick([0, -0, Math.PI, 1e300, -Infinity, NaN]);
+  }
   if (rand() < 0.6) Object.assign(m, { str: text(), raw: blob(), kind: pick([0, 1, -1]) });
   if (rand() < 0.5) {
     Object.assign(m, {

@@ -42,7 +42,10 @@ if (factor > 1) {
   for (const name of ['exec', 'execFile']) {
     const wrapped = childProcess[name];
     wrapped[util.promisify.custom] = (...args) => new Promise((resolve, reject) => {
-      wrapped(...args, (error, stdout, stderr) => (error ? reject(Object.assign(error, { stdout, stderr })) : resolve({ stdout, stderr })));
+      wrapped(...args, (error, stdout, stderr) => {
+        if (error) reject(Object.assign(error, { stdout, stderr }));
+        else resolve({ stdout, stderr });
+      });
     });
   }
 }

@@ -15,7 +15,8 @@ const ROOT = path.join(__dirname, '..');
 /** Per example run; pbjs and loading gRPC take about a second each on an idle machine. */
 const TIMEOUT_MS = 120000;
 
-/** Each run: the example directory, and the node arguments its README gives (`readme: false`: a check, not in the README). */
+/** Each run: the example directory, and the node arguments its README gives (`readme: false`: a check, not in
+ * the README). */
 const RUNS = [
   { example: 'preload', args: ['-r', 'protobufjs-rustwriter/register', 'examples/preload/app.js'] },
   { example: 'static', args: ['examples/static/generate.js', '--check'], readme: false },

@@ -179,7 +179,9 @@ function checkElf(p, b, napiOk) {
 function compareVersions(a, b) {
   const x = a.split('.').map(Number);
   const y = b.split('.').map(Number);
-  for (let i = 0; i < Math.max(x.length, y.length); i++) if ((x[i] || 0) !== (y[i] || 0)) return (x[i] || 0) - (y[i] || 0);
+  for (let i = 0; i < Math.max(x.length, y.length); i++) {
+    if ((x[i] || 0) !== (y[i] || 0)) return (x[i] || 0) - (y[i] || 0);
+  }
   return 0;
 }
 
@@ -254,14 +256,25 @@ function bindOrdinals(b, info) {
       const byte = b[i++];
       const op = byte & 0xf0;
       const imm = byte & 0x0f;
-      if (op === 0x10) ordinal = imm;
-      else if (op === 0x20) ordinal = uleb();
-      else if (op === 0x30) ordinal = imm ? imm | ~0xf : 0;
-      else if (op === 0x40) { name = cstr(b, i); i += Buffer.byteLength(name, 'latin1') + 1; }
-      else if (op === 0x60) uleb(); // addend (SLEB, same length rule)
-      else if (op === 0x70 || op === 0x80 || op === 0xa0) uleb();
-      else if (op === 0xc0) { uleb(); uleb(); }
-      else if (op === 0xd0) throw new Error('threaded binds are not parsed here');
+      if (op === 0x10) {
+        ordinal = imm;
+      } else if (op === 0x20) {
+        ordinal = uleb();
+      } else if (op === 0x30) {
+        ordinal = imm ? imm | ~0xf : 0;
+      } else if (op === 0x40) {
+        name = cstr(b, i);
+        i += Buffer.byteLength(name, 'latin1') + 1;
+      } else if (op === 0x60) {
+        uleb(); // addend (SLEB, same length rule)
+      } else if (op === 0x70 || op === 0x80 || op === 0xa0) {
+        uleb();
+      } else if (op === 0xc0) {
+        uleb();
+        uleb();
+      } else if (op === 0xd0) {
+        throw new Error('threaded binds are not parsed here');
+      }
       if (op >= 0x90 && op <= 0xc0 && name !== null) result.set(name, ordinal);
     }
   }
@@ -285,10 +298,13 @@ function checkMachO(p, b, napiOk) {
   for (let i = 0; i < ncmds; i++) {
     const cmd = b.readUInt32LE(o);
     const size = b.readUInt32LE(o + 4);
-    if (cmd === 0x2) symtab = { symoff: b.readUInt32LE(o + 8), nsyms: b.readUInt32LE(o + 12), stroff: b.readUInt32LE(o + 16) };
+    if (cmd === 0x2) {
+      symtab = { symoff: b.readUInt32LE(o + 8), nsyms: b.readUInt32LE(o + 12), stroff: b.readUInt32LE(o + 16) };
+    }
     if (cmd === 0xb) {
       dysymtab = {
-        iext: b.readUInt32LE(o + 16), next: b.readUInt32LE(o + 20), iundef: b.readUInt32LE(o + 24), nundef: b.readUInt32LE(o + 28),
+        iext: b.readUInt32LE(o + 16), next: b.readUInt32LE(o + 20),
+        iundef: b.readUInt32LE(o + 24), nundef: b.readUInt32LE(o + 28),
       };
     }
     if (cmd === 0x24) minos = { how: 'LC_VERSION_MIN_MACOSX', version: decodeMacVersion(b.readUInt32LE(o + 8)) };
@@ -297,7 +313,9 @@ function checkMachO(p, b, napiOk) {
       minos = { how: 'LC_BUILD_VERSION', version: decodeMacVersion(b.readUInt32LE(o + 12)) };
     }
     if (cmd === 0x22 || cmd === 0x80000022) {
-      dyldInfo = { bind: [b.readUInt32LE(o + 16), b.readUInt32LE(o + 20)], lazy: [b.readUInt32LE(o + 32), b.readUInt32LE(o + 36)] };
+      dyldInfo = {
+        bind: [b.readUInt32LE(o + 16), b.readUInt32LE(o + 20)], lazy: [b.readUInt32LE(o + 32), b.readUInt32LE(o + 36)],
+      };
     }
     if (cmd === 0x1d) signature = { dataoff: b.readUInt32LE(o + 8), datasize: b.readUInt32LE(o + 12) };
     if (cmd === 0xc || cmd === 0x80000018 || cmd === 0x1f) dylibs.push(cstr(b, o + b.readUInt32LE(o + 8)));
@@ -367,7 +385,10 @@ function checkPe(p, b, napiOk) {
   const sections = [];
   for (let i = 0; i < nsections; i++) {
     const s = opt + optSize + i * 40;
-    sections.push({ va: b.readUInt32LE(s + 12), vsize: b.readUInt32LE(s + 8), raw: b.readUInt32LE(s + 20), rawSize: b.readUInt32LE(s + 16) });
+    sections.push({
+      va: b.readUInt32LE(s + 12), vsize: b.readUInt32LE(s + 8),
+      raw: b.readUInt32LE(s + 20), rawSize: b.readUInt32LE(s + 16),
+    });
   }
   const off = (rva) => {
     const s = sections.find((x) => rva >= x.va && rva < x.va + Math.max(x.vsize, x.rawSize));
@@ -378,7 +399,8 @@ function checkPe(p, b, napiOk) {
   assert.ok(exp.size, 'no export table');
   const e = off(exp.rva);
   const names = [];
-  for (let i = 0; i < b.readUInt32LE(e + 24); i++) names.push(cstr(b, off(b.readUInt32LE(off(b.readUInt32LE(e + 32)) + i * 4))));
+  const nameTable = off(b.readUInt32LE(e + 32));
+  for (let i = 0; i < b.readUInt32LE(e + 24); i++) names.push(cstr(b, off(b.readUInt32LE(nameTable + i * 4))));
   assert.ok(names.includes('napi_register_module_v1'), 'napi_register_module_v1 is not exported');
   facts.push('exports napi_register_module_v1');
   const imports = {};

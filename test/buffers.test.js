@@ -130,7 +130,8 @@ describe('results of finish() are Buffers no app can tell from protobufjs\'s', f
       const ours = resultOf(RustWriter.create, write);
       const theirs = resultOf(referenceWriter, write);
       assertIndistinguishable(ours, theirs);
-      assert.strictEqual(transferMoves(resultOf(RustWriter.create, write)), transferMoves(resultOf(referenceWriter, write)),
+      assert.strictEqual(
+        transferMoves(resultOf(RustWriter.create, write)), transferMoves(resultOf(referenceWriter, write)),
         'a transfer list moves the result\'s memory exactly when it moves protobufjs\'s');
     });
   }

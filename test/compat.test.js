@@ -206,8 +206,8 @@ console.log(Object.keys(require.cache).filter((f) => /[\\\\/]long[\\\\/]/.test(f
         }
         const minimal = both(protobuf, (w) => raw(w.uint32(10).fork(), new Array(128).fill(0)).ldelim());
         assert.strictEqual(minimal.ours.slice(0, 6), protobuf.Writer.prototype.raw ? '0a8001' : '0a8201');
-        const nested = both(protobuf, (w) => raw(raw(w.uint32(10).fork().uint32(18).fork(), pattern(200, (i) => i * 7)).ldelim(),
-          pattern(50, (i) => i * 3)).ldelim());
+        const inner = (w) => raw(w.uint32(10).fork().uint32(18).fork(), pattern(200, (i) => i * 7)).ldelim();
+        const nested = both(protobuf, (w) => raw(inner(w), pattern(50, (i) => i * 3)).ldelim());
         assert.strictEqual(nested.ours, nested.theirs);
         for (const s of ['', 'abc', 'ä'.repeat(63), 'ä'.repeat(64), '€'.repeat(50), '😀'.repeat(32), 'x'.repeat(127),
           'x'.repeat(128), 'y'.repeat(5000), '🎉mixed-ä-€-text'.repeat(20), 'ä'.repeat(60), 'ä'.repeat(300)]) {
@@ -225,7 +225,9 @@ console.log(Object.keys(require.cache).filter((f) => /[\\\\/]long[\\\\/]/.test(f
           Outer: { fields: { inner: { type: 'Inner', id: 1 }, tail: { type: 'bytes', id: 2 } } },
         } });
         const Outer = root.lookupType('Outer');
-        const message = { inner: { data: new Uint8Array(pattern(300, (i) => i * 5)) }, tail: new Uint8Array(pattern(200, (i) => i * 9)) };
+        const message = {
+          inner: { data: new Uint8Array(pattern(300, (i) => i * 5)) }, tail: new Uint8Array(pattern(200, (i) => i * 9)),
+        };
         const roundtrip = both(protobuf, (w) => Outer.encode(message, w));
         assert.strictEqual(roundtrip.ours, roundtrip.theirs);
       });

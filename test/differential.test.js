@@ -69,7 +69,8 @@ function array(r, element) {
   }
   if (element === number64 && r() < 0.2) {
     const Typed = r.pick([BigInt64Array, BigUint64Array]);
-    return Typed.from(values, () => BigInt.asIntN(64, BigInt(r.int(2 ** 32)) * BigInt(r.int(2 ** 32)) - BigInt(r.int(2 ** 31))));
+    const big = () => BigInt.asIntN(64, BigInt(r.int(2 ** 32)) * BigInt(r.int(2 ** 32)) - BigInt(r.int(2 ** 31)));
+    return Typed.from(values, big);
   }
   return values;
 }

@@ -135,10 +135,12 @@ describe('values that run user code in the middle of a write', function () {
   }
 
   it('scratch clobbered by re-entrancy: a Long-like whose high getter encodes a 64-bit value', () => {
-    const { ours, theirs } = both((w, create) => w.uint64({ low: 5, get high() { create().uint64(0x12345678).finish(); return 0; } }));
+    const longLike = (create) => ({ low: 5, get high() { create().uint64(0x12345678).finish(); return 0; } });
+    const { ours, theirs } = both((w, create) => w.uint64(longLike(create)));
     assert.strictEqual(ours, theirs);
     assert.strictEqual(ours, 'threw nothing, pos 1, finish 05');
-    const packed = both((w, create) => w.uint64s([{ low: 7, get high() { create().sint64(-3).fixed64(9).finish(); return 1; } }, 3]));
+    const element = (create) => ({ low: 7, get high() { create().sint64(-3).fixed64(9).finish(); return 1; } });
+    const packed = both((w, create) => w.uint64s([element(create), 3]));
     assert.strictEqual(packed.ours, packed.theirs);
   });
 

@@ -63,13 +63,15 @@ describe('the native entry points given hostile input', function () {
 
   it(`rejects or encodes ${RANDOM_CONTROLS} random control blocks, never crashing`, () => {
     const words = values.length;
-    const pick = (r) => r.pick([0, 1, 2, words - 1, words, words + 1, 2 ** 31, 2 ** 32 - 1, r.int(words), r.int(2 ** 32)]);
+    const pick = (r) => r.pick([0, 1, 2, words - 1, words, words + 1, 2 ** 31, 2 ** 32 - 1, r.int(words),
+      r.int(2 ** 32)]);
     let errors = 0;
     for (let seed = 1; seed <= RANDOM_CONTROLS; seed++) {
       const r = prng(seed);
       const runs = r.pick([0, 1, 2, 5, r.int(P.MAX_RUNS + 2), 2 ** 32 - 1]);
       for (let i = 0; i < Math.min(runs, P.MAX_RUNS); i++) {
-        setRun(i, r() < 0.9 ? r.pick(KINDS) : r.int(10), r() < 0.5 ? r.int(64) : pick(r), r() < 0.5 ? r.int(64) : pick(r));
+        const kind = r() < 0.9 ? r.pick(KINDS) : r.int(10);
+        setRun(i, kind, r() < 0.5 ? r.int(64) : pick(r), r() < 0.5 ? r.int(64) : pick(r));
       }
       for (let i = 0; i < 64; i++) values[r.int(256)] = r.int(2 ** 32);
       const result = finish(runs);

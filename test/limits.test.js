@@ -27,7 +27,9 @@ describe('size limits', function () {
   it('encodes 100,000 nested forks like protobufjs, through every path', () => {
     const expected = Buffer.from(nest(new protobuf.BufferWriter(), 100000).finish());
     for (const [name, options] of PATHS) {
-      withPath(options, () => assert.ok(Buffer.from(nest(RustWriter.create(), 100000).finish()).equals(expected), name));
+      withPath(options, () => {
+        assert.ok(Buffer.from(nest(RustWriter.create(), 100000).finish()).equals(expected), name);
+      });
     }
   });
 
@@ -51,7 +53,8 @@ describe('size limits', function () {
         assert.ok(open.equals(first), `open forks, ${name}`);
       });
     }
-    assert.strictEqual(first.length, expected.length + 3 + 2 + 300); // three one-byte fields or placeholders, then the string
+    // Three one-byte fields or placeholders, then the string.
+    assert.strictEqual(first.length, expected.length + 3 + 2 + 300);
   });
 
   it('encodes a 64 MiB bytes field and a 4-million-element packed field', () => {

@@ -62,7 +62,10 @@ function measureJson(args, options) {
 /** A Root of shop.proto for the tests' own encoding. */
 function shopRoot() {
   const root = new protobuf.Root();
-  root.resolvePath = (origin, target) => (origin ? path.join(fs.existsSync(path.join(FIXTURES, target)) ? FIXTURES : INCLUDE, target) : target);
+  root.resolvePath = (origin, target) => {
+    if (!origin) return target;
+    return path.join(fs.existsSync(path.join(FIXTURES, target)) ? FIXTURES : INCLUDE, target);
+  };
   return root.loadSync(SHOP);
 }
 
@@ -182,7 +185,8 @@ describe('protobufjs-rustwriter measure', function () {
     const json = run(['measure', SHOP, '--type', 'shop.Order', '--path', INCLUDE, '--data', ORDERS, '--json'], { env });
     assert.strictEqual(json.status, 1);
     const report = JSON.parse(json.stdout);
-    assert.deepStrictEqual(report.results.map((r) => [r.identical, r.protobufjs_ns, r.speedup]), [[false, null, null], [false, null, null], [false, null, null]]);
+    assert.deepStrictEqual(report.results.map((r) => [r.identical, r.protobufjs_ns, r.speedup]),
+      [[false, null, null], [false, null, null], [false, null, null]]);
   });
 
   it('prints its usage for --help', function () {

@@ -91,7 +91,8 @@ describe('wrong argument types to every method, against protobufjs 8.8.1', () =>
       const { actual, expected } = runBoth([['uint32', 300], ['finish', value], ['uint32', 1], ['finish']]);
       assert.deepStrictEqual(actual, expected, `finish(${name})`);
     }
-    const targets = [undefined, null, {}, [], Buffer.alloc(1), Buffer.alloc(8), new Uint16Array(8), new DataView(new ArrayBuffer(8))];
+    const targets = [undefined, null, {}, [], Buffer.alloc(1), Buffer.alloc(8), new Uint16Array(8),
+      new DataView(new ArrayBuffer(8))];
     const offsets = [undefined, null, 0, 1, -1, 1.5, '2', NaN, 100, 5n, {}];
     const protobuf = require('protobufjs');
     const { RustWriter } = require('..');

@@ -204,7 +204,8 @@ describe('RustWriter behaviour of its own', () => {
   });
 
   it('encodes BigInt 64-bit values like the equivalent Long (protobufjs writes 0 for BigInt)', () => {
-    const values = [0n, 1n, -1n, 127n, 128n, 2n ** 63n - 1n, -(2n ** 63n), 2n ** 64n - 1n, 2n ** 64n, -(2n ** 64n) - 5n];
+    const values = [0n, 1n, -1n, 127n, 128n, 2n ** 63n - 1n, -(2n ** 63n), 2n ** 64n - 1n, 2n ** 64n,
+      -(2n ** 64n) - 5n];
     for (const v of values) {
       const asLong = Long.fromString(BigInt.asIntN(64, v).toString());
       for (const method of ['uint64', 'int64', 'sint64', 'fixed64', 'sfixed64']) {

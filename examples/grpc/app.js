@@ -51,7 +51,8 @@ let differences = 0;
 const service = definition['inventory.Inventory'];
 for (const method of protobuf.loadSync(PROTO).lookupService('inventory.Inventory').resolveAll().methodsArray) {
   service[method.name].requestSerialize = comparing(method.resolvedRequestType, service[method.name].requestSerialize);
-  service[method.name].responseSerialize = comparing(method.resolvedResponseType, service[method.name].responseSerialize);
+  const handler = service[method.name];
+  handler.responseSerialize = comparing(method.resolvedResponseType, handler.responseSerialize);
 }
 
 /**
@@ -109,7 +110,8 @@ async function main() {
   for (const sku of ['HAM-16', 'SAW-20']) {
     const item = await getItem(sku);
     const expected = CATALOG.find((i) => i.sku === sku);
-    assert.deepStrictEqual([item.name, item.priceCents, item.dailySales], [expected.name, expected.priceCents, expected.dailySales]);
+    assert.deepStrictEqual([item.name, item.priceCents, item.dailySales],
+      [expected.name, expected.priceCents, expected.dailySales]);
     console.log(`GetItem ${sku}: ${item.name}, ${item.dailySales.length} days of sales`);
   }
   await assert.rejects(getItem('NOPE-00'), (error) => error.code === grpc.status.NOT_FOUND);

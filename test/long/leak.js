@@ -56,7 +56,8 @@ function encode(i) {
 function memory() {
   if (global.gc) global.gc();
   const { rss, external, heapUsed, heapTotal } = process.memoryUsage();
-  return { heap: heapUsed / 1048576, external: external / 1048576, native: (rss - heapTotal) / 1048576, rss: rss / 1048576 };
+  const mb = (bytes) => bytes / 1048576;
+  return { heap: mb(heapUsed), external: mb(external), native: mb(rss - heapTotal), rss: mb(rss) };
 }
 
 for (let i = 0; i < WARM_UP; i++) recent[i & 63] = encode(i);

@@ -37,7 +37,9 @@ const RUNS = {
   },
 };
 
-const names = process.argv.length > 2 ? process.argv.slice(2) : Object.keys(RUNS).filter((name) => !RUNS[name].optional);
+const names = process.argv.length > 2
+  ? process.argv.slice(2)
+  : Object.keys(RUNS).filter((name) => !RUNS[name].optional);
 for (const name of names) {
   const run = RUNS[name];
   if (!run) {
