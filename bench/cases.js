@@ -16,7 +16,7 @@ const assert = require('assert');
 const path = require('path');
 const protobuf = require('protobufjs');
 const protobuf7 = require('protobufjs7');
-const { RustWriter } = require('..');
+const { RustWriter, install } = require('..');
 const { loadInstance } = require('./instances');
 const { prng } = require('../test/helpers');
 const data = require('./data');
@@ -56,6 +56,21 @@ function instanceWriter(env, native) {
 }
 
 /**
+ * The `Writer` whose `create` is what `install(protobuf, { verify: fraction })` gives protobufjs
+ * 8.8.1 (lib/verify.js): RustWriters, `fraction` of them shadowed by protobufjs 8.8.1's own
+ * writer. It is installed into a stand-in for the module (its `Writer`, with protobufjs 8.8.1's
+ * `BufferWriter` and `util`), so that protobufjs 8.8.1's own contender keeps its writer.
+ * @param {number} fraction Fraction of writers checked
+ * @returns {{create: function(): object}} Writer
+ */
+function checkedWriter(fraction) {
+  const Writer = function Writer() {};
+  Writer.create = () => new protobuf.BufferWriter();
+  install({ Writer, BufferWriter: protobuf.BufferWriter, util: protobuf.util }, { verify: fraction });
+  return Writer;
+}
+
+/**
  * The contenders, in the order each round times them. `op` is what one op does (OP_SOURCES);
  * `checked` contenders must produce the reference's bytes (the first one's, protobufjs 8.8.1's);
  * `breakdown` contenders (a writer that writes nothing, RustWriter without `finish()`) produce no
@@ -75,6 +90,14 @@ const CONTENDERS = [
     writer: instanceWriter(JS_ONLY_ENV, false), env: JS_ONLY_ENV, op: 'passed', checked: true,
   },
   {
+    key: 'check1', name: `RustWriter, 1% shadow-checked (${VERSION_8} codegen)`, pkg: 'protobufjs', pb: protobuf,
+    writer: checkedWriter(0.01), op: 'passed', checked: true,
+  },
+  {
+    key: 'check100', name: `RustWriter, all shadow-checked (${VERSION_8} codegen)`, pkg: 'protobufjs', pb: protobuf,
+    writer: checkedWriter(1), op: 'passed', checked: true,
+  },
+  {
     key: 'rust7', name: `RustWriter (${VERSION_7} codegen)`, pkg: 'protobufjs7', pb: protobuf7, writer: RustWriter, op: 'passed',
     checked: true, pbjs7Codegen: true,
   },
@@ -89,7 +112,11 @@ const CONTENDERS = [
  * Ratios between two contenders that each case reports beside RustWriter's ratios over
  * protobufjs: `of`'s ops/s over `over`'s, under `label`, wherever a case timed both.
  */
-const COMPARISONS = [{ key: 'nativeAdds', label: 'native addon adds', of: 'rust', over: 'rust-js' }];
+const COMPARISONS = [
+  { key: 'nativeAdds', label: 'native addon adds', of: 'rust', over: 'rust-js' },
+  { key: 'check1', label: 'speed with 1% shadow-checked', of: 'check1', over: 'rust' },
+  { key: 'check100', label: 'speed with all shadow-checked', of: 'check100', over: 'rust' },
+];
 
 /**
  * What one benchmark op does, per mode and contender `op`. `T` is the message type, `m` the input,

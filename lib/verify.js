@@ -26,8 +26,10 @@ const METHODS = [
  * Compatibility): the reference writer gets the equal `{low, high}` instead. */
 const SCALAR_64 = new Set(['uint64', 'int64', 'sint64', 'fixed64', 'sfixed64']);
 const PACKED_64 = new Set(['uint64s', 'int64s', 'sint64s', 'fixed64s', 'sfixed64s']);
-/** Frames kept to name the message type a writer was created for. */
-const SITE_FRAMES = 4;
+/** Frames kept to name the message type a writer was created for: the encoder that called
+ * `Writer.create`, and its caller (for `encodeDelimited`, whose own frame names no type). Each
+ * frame more costs time: the capture is most of what a checked writer costs. */
+const SITE_FRAMES = 2;
 /** Distinct message types reported with a warning; later ones are only counted. */
 const MAX_REPORTS = 20;
 
