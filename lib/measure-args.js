@@ -57,6 +57,9 @@ const OPTIONS = {
  * @throws {MeasureError} For anything it cannot run
  */
 function parseCommandLine(argv) {
+  if (typeof parseArgs !== 'function') {
+    throw new MeasureError(`measure needs Node 18.3 or later (util.parseArgs); this is Node ${process.versions.node}`);
+  }
   let parsed;
   try {
     parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });

@@ -8,10 +8,11 @@
  * the native encoder. `finish()` (lib/finish.js) splices those in, or, when there are none,
  * returns a view of the bytes already written.
  *
- * The class is this module, lib/entries.js's methods (its entry fields) and lib/packed.js's
- * (protobuf.js's packed methods, which have no fields of their own). Only this module changes
- * the region fields (`_buf`, `_start`, `_pos`, `_end`, `_region`, `_heldEnd`); lib/memory.js and
- * lib/finish.js read them and ask through the methods marked as theirs.
+ * The class is this module and the methods of three others: lib/entries.js's (which own the
+ * entry fields), lib/bytes.js's (`bytes`, `raw`, `string`) and lib/packed.js's (the packed
+ * methods); the last two have no fields of their own. Only this module changes the region fields
+ * (`_buf`, `_start`, `_pos`, `_end`, `_region`, `_heldEnd`): the other modules read them and ask
+ * through the methods marked as theirs (`_room`, `_advance`, `_hold`, `_place`, `_sealWith`…).
  *
  * A conversion may run user code (`valueOf`, `toString`, getters, Proxies), even code that writes
  * to this writer or encodes with another one. Scalar methods convert their argument before they
@@ -64,6 +65,7 @@ function RustWriter() {
   this._runCount = 0;
   this._lastRun = -1;
   this._kept = null;
+  // lib/memory.js places the writer in the slab (`_place`) and lends it the shared entry array.
   this._entries = memory.claim(this);
 }
 
