@@ -3,7 +3,7 @@
 //!
 //! Protocol with `lib/native.js`, per `finish()` that has long packed runs:
 //! 1. JS copies each run's elements into the value block and describes the runs in the control
-//!    block (layout in [`crate::opcode`]), after making sure, through `values(bytes)` and
+//!    block (layout in [`crate::control`]), after making sure, through `values(bytes)` and
 //!    `output(bytes)`, that the value and output blocks are large enough;
 //! 2. JS calls `finish()`, which converts no argument and returns nothing: Rust encodes the runs
 //!    into the output block and stores their lengths in the control block, or throws;
@@ -25,9 +25,9 @@ use napi::bindgen_prelude::{Env, FromNapiValue, Object};
 use napi::{sys, JsValue};
 use napi_derive::napi;
 
+use crate::control::{Run, CTL_WORDS, LAYOUT, WORD_BYTES};
 use crate::error::Error;
 use crate::memory::Block;
-use crate::opcode::{Run, CTL_WORDS, LAYOUT, WORD_BYTES};
 use crate::runs::{encode_runs, MAX_OUTPUT};
 
 /// Bytes of the value and output blocks an engine starts with; they grow on demand (a few times

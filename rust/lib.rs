@@ -1,7 +1,7 @@
 //! Native half of `protobufjs-rustwriter`.
 //!
 //! The JS `RustWriter` writes protobuf wire bytes itself and hands long packed varint fields
-//! to [`runs`], which encodes them with the kernels of [`simd`] (format in [`opcode`]). All of
+//! to [`runs`], which encodes them with the kernels of [`simd`] (format in [`control`]). All of
 //! it is plain Rust over slices that builds without Node (`cargo test --no-default-features`);
 //! only [`binding`] touches N-API.
 
@@ -11,8 +11,8 @@
 #[cfg(not(target_endian = "little"))]
 compile_error!("the value block format assumes a little-endian target (every Node.js platform is)");
 
+pub mod control;
 pub mod error;
-pub mod opcode;
 pub mod runs;
 pub mod simd;
 pub mod varint;

@@ -1,16 +1,16 @@
 //! Runs of packed varints → bytes: the whole of the native side's work.
 //!
-//! [`encode_runs`] reads the run records of a control block (layout in [`crate::opcode`]), encodes
+//! [`encode_runs`] reads the run records of a control block (layout in [`crate::control`]), encodes
 //! each run's elements from the value block with the vectorised kernels of [`crate::simd`] into
 //! consecutive ranges of the output block, and records each payload's length. Everything comes
 //! from JS and is checked before use: a bad count, kind, element range or a full output block is
 //! an [`Error`], never a panic or an access outside the slices.
 
-use crate::error::{Error, Result};
-use crate::opcode::{
+use crate::control::{
     Run, CTL_RECORDS, CTL_RUNS, CTL_TOTAL, CTL_WORDS, MAX_RUNS, RUN_COUNT, RUN_FIRST, RUN_KIND,
     RUN_LEN, RUN_WORDS,
 };
+use crate::error::{Error, Result};
 use crate::simd::{self, Packed32};
 
 /// Largest message, in bytes, either side produces: JS keeps offsets as int32 (`2^31 - 1`).

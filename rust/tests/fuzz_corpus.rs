@@ -1,6 +1,6 @@
 //! The fuzz target's property on stable Rust, as part of `cargo test`: every file of the
 //! committed corpus (fuzz/corpus/runs), then seeded mutations of each (bytes flipped, words
-//! overwritten with opcodes and edge values, cut and spliced): a deterministic check that runs in
+//! overwritten with run kinds and edge values, cut and spliced): a deterministic check that runs in
 //! every `cargo test`, with no fuzzing toolchain. The coverage-guided run is `npm run fuzz`
 //! (libFuzzer, scripts/fuzz.js). `FUZZ_MUTATIONS` sets the mutations per file.
 

@@ -5,7 +5,7 @@
 
 use prost::bytes::Buf;
 use prost::encoding::{decode_varint, int32, sint32, sint64, uint32, uint64};
-use protobufjs_rustwriter::opcode::{
+use protobufjs_rustwriter::control::{
     Run, CTL_RECORDS, CTL_RUNS, CTL_TOTAL, CTL_WORDS, MAX_RUNS, RUN_COUNT, RUN_FIRST, RUN_KIND,
     RUN_LEN, RUN_WORDS,
 };
