@@ -9,37 +9,10 @@ use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use protobufjs_rustwriter::simd::{self, Packed32};
+use protobufjs_rustwriter::testing::Rng;
 
 /// Elements per array.
 const ELEMENTS: usize = 10_000;
-
-/// Splitmix64, so every run times the same arrays.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let z = (self.0 ^ (self.0 >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        let z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// A value whose varint takes exactly `len` bytes (1..=10).
-    fn of_len(&mut self, len: u32) -> u64 {
-        let (min_bits, max_bits) = (7 * (len - 1), (7 * len).min(64));
-        let bits = min_bits + (self.next() % u64::from(max_bits - min_bits + 1)) as u32;
-        match bits {
-            0 => 0,
-            _ => (self.next() >> (64 - bits)) | (1 << (bits - 1)),
-        }
-    }
-
-    /// A value whose varint length is uniform over 1..=`max_len`.
-    fn mixed(&mut self, max_len: u32) -> u64 {
-        let len = 1 + (self.next() % u64::from(max_len)) as u32;
-        self.of_len(len)
-    }
-}
 
 fn classes32() -> Vec<(&'static str, Vec<u32>)> {
     let mut rng = Rng(32);

@@ -15,6 +15,8 @@ pub mod control;
 pub mod error;
 pub mod runs;
 pub mod simd;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
 pub mod varint;
 
 #[cfg(feature = "node")]

@@ -309,6 +309,7 @@ unsafe fn encode_packed64_on(
 mod tests {
     use super::scalar::{self, words};
     use super::*;
+    use crate::testing::Rng;
 
     const KINDS: [Packed32; 3] = [Packed32::Uint32, Packed32::Int32, Packed32::Sint32];
 
@@ -317,47 +318,15 @@ mod tests {
     /// What the guard region holds (a byte no run of these tests writes at its offset by chance).
     const GUARD_BYTE: u8 = 0xa5;
 
-    /// Splitmix64: a tiny seeded generator, so failures reproduce.
-    struct Rng(u64);
-
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let z = (self.0 ^ (self.0 >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            let z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^ (z >> 31)
-        }
-
-        fn below(&mut self, bound: u64) -> u64 {
-            self.next() % bound
-        }
-
-        /// A value with exactly `bits` significant bits (0 for 0 bits).
-        fn with_bits(&mut self, bits: u32) -> u64 {
-            match bits {
-                0 => 0,
-                _ => (self.next() >> (64 - bits)) | (1 << (bits - 1)),
-            }
-        }
-
-        /// A u64 whose varint length is uniform over 1..=10.
-        fn mixed64(&mut self) -> u64 {
-            let len = 1 + self.below(10) as u32;
-            let (min_bits, max_bits) = (7 * (len - 1), (7 * len).min(64));
-            let bits = min_bits + self.below(u64::from(max_bits - min_bits) + 1) as u32;
-            self.with_bits(bits)
-        }
-
-        /// An i32 bit pattern: a positive value of any bit length, or a negative one near zero or
-        /// near `i32::MIN`, so every kind sees every length it has.
-        fn mixed32(&mut self) -> u32 {
-            let bits = self.below(32) as u32;
-            let magnitude = self.with_bits(bits) as u32;
-            match self.below(4) {
-                0 => magnitude.wrapping_neg(),
-                1 => magnitude | (1 << 31),
-                _ => magnitude,
-            }
+    /// An i32 bit pattern: a positive value of any bit length, or a negative one near zero or
+    /// near `i32::MIN`, so every kind sees every length it has.
+    fn mixed32(rng: &mut Rng) -> u32 {
+        let bits = rng.below(32) as u32;
+        let magnitude = rng.with_bits(bits) as u32;
+        match rng.below(4) {
+            0 => magnitude.wrapping_neg(),
+            1 => magnitude | (1 << 31),
+            _ => magnitude,
         }
     }
 
@@ -567,8 +536,8 @@ mod tests {
     fn every_kernel_matches_prost_at_every_length_from_0_to_70_elements() {
         let mut rng = Rng(70);
         for len in 0..=70 {
-            let mixed32: Vec<u32> = (0..len).map(|_| rng.mixed32()).collect();
-            let mixed64: Vec<u64> = (0..len).map(|_| rng.mixed64()).collect();
+            let mixed32: Vec<u32> = (0..len).map(|_| mixed32(&mut rng)).collect();
+            let mixed64: Vec<u64> = (0..len).map(|_| rng.mixed(10)).collect();
             check32(&mixed32, true);
             check64(&mixed64, true);
             // Uniform runs: the shortest and longest varints of each kind.
@@ -584,8 +553,8 @@ mod tests {
     #[test]
     fn every_kernel_matches_prost_on_thousands_of_random_mixed_lengths() {
         let mut rng = Rng(0x5eed);
-        let mixed32: Vec<u32> = (0..5000).map(|_| rng.mixed32()).collect();
-        let mixed64: Vec<u64> = (0..5000).map(|_| rng.mixed64()).collect();
+        let mixed32: Vec<u32> = (0..5000).map(|_| mixed32(&mut rng)).collect();
+        let mixed64: Vec<u64> = (0..5000).map(|_| rng.mixed(10)).collect();
         // Sub-slices from every offset within a vector, so loads and tails see every alignment.
         for skip in 0..8 {
             check32(&mixed32[skip..], false);
@@ -596,8 +565,8 @@ mod tests {
     #[test]
     fn every_kernel_refuses_a_short_buffer_at_every_length_of_a_long_run() {
         let mut rng = Rng(0x5407);
-        let mixed32: Vec<u32> = (0..300).map(|_| rng.mixed32()).collect();
-        let mixed64: Vec<u64> = (0..300).map(|_| rng.mixed64()).collect();
+        let mixed32: Vec<u32> = (0..300).map(|_| mixed32(&mut rng)).collect();
+        let mixed64: Vec<u64> = (0..300).map(|_| rng.mixed(10)).collect();
         check32(&mixed32, true);
         check64(&mixed64, true);
     }
@@ -606,8 +575,8 @@ mod tests {
     fn length_sums_agree_across_many_count_blocks() {
         // The vector length sums flush their lane counters every 2^16 elements.
         let mut rng = Rng(0xb10c);
-        let mixed32: Vec<u32> = (0..140_001).map(|_| rng.mixed32()).collect();
-        let mixed64: Vec<u64> = (0..140_001).map(|_| rng.mixed64()).collect();
+        let mixed32: Vec<u32> = (0..140_001).map(|_| mixed32(&mut rng)).collect();
+        let mixed64: Vec<u64> = (0..140_001).map(|_| rng.mixed(10)).collect();
         let negative = vec![u32::MAX; 140_001];
         for path in paths() {
             for kind in KINDS {
