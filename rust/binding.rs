@@ -289,12 +289,12 @@ impl Engine {
         // and no other slice of them is alive.
         let (control, values, output) = unsafe {
             (
-                self.control.bytes_mut(),
-                self.values.bytes(),
+                self.control.words_mut(),
+                self.values.words(),
                 self.output.bytes_mut(),
             )
         };
-        encode_runs(words_mut(control), words(values), output).map(|_| ())
+        encode_runs(control, values, output).map(|_| ())
     }
 
     /// `growValues(bytes)`: replaces the value block by a zeroed one of `bytes` bytes (rounded up
@@ -320,29 +320,5 @@ impl Engine {
         let buffer = Block::to_buffer(&block, env)?;
         self.output = block;
         Ok(buffer)
-    }
-}
-
-/// A block's bytes as native-endian words (blocks are 8-byte aligned; a trailing partial word
-/// is ignored).
-fn words(bytes: &[u8]) -> &[u32] {
-    // Safety: the prefix/suffix split only reinterprets aligned whole words; every bit pattern is
-    // a valid u32.
-    let (head, words, _) = unsafe { bytes.align_to::<u32>() };
-    if head.is_empty() {
-        words
-    } else {
-        &[]
-    }
-}
-
-/// [`words`], mutably.
-fn words_mut(bytes: &mut [u8]) -> &mut [u32] {
-    // Safety: as in `words`.
-    let (head, words, _) = unsafe { bytes.align_to_mut::<u32>() };
-    if head.is_empty() {
-        words
-    } else {
-        &mut []
     }
 }

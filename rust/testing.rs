@@ -42,3 +42,8 @@ impl Rng {
         self.of_len(len)
     }
 }
+
+/// A 64-bit value as the value block holds it: its low word, then its high word.
+pub fn words_of(value: u64) -> crate::simd::Words64 {
+    [value as u32, (value >> 32) as u32]
+}
