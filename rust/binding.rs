@@ -3,8 +3,8 @@
 //!
 //! Protocol with `lib/native.js`, per `finish()` that has long packed runs:
 //! 1. JS copies each run's elements into the value block and describes the runs in the control
-//!    block (layout in [`crate::control`]), after making sure, through `values(bytes)` and
-//!    `output(bytes)`, that the value and output blocks are large enough;
+//!    block (layout in [`crate::control`]), after making sure, through `growValues(bytes)` and
+//!    `growOutput(bytes)`, that the value and output blocks are large enough;
 //! 2. JS calls `finish()`, which converts no argument and returns nothing: Rust encodes the runs
 //!    into the output block and stores their lengths in the control block, or throws;
 //! 3. JS copies the payloads from the output block into the message it assembles.
@@ -58,8 +58,9 @@ fn throw(env: sys::napi_env, error: &Error) {
     }
 }
 
-/// Numbers `lib/tape.js` shares with the native side: every run kind and the control block
-/// layout by name (the tests compare them with `protocol.json`).
+/// The numbers JS shares with the native side: every run kind and the control block layout by
+/// name. `lib/native.js` compares them with `protocol.json` when it loads the addon, and refuses
+/// an addon that differs.
 #[napi]
 pub fn protocol() -> HashMap<&'static str, u32> {
     Run::ALL
