@@ -21,7 +21,8 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
 export declare function createEngine(): object
 
 /**
- * Numbers `lib/tape.js` shares with the native side: every run kind and the control block
- * layout by name (the tests compare them with `protocol.json`).
+ * The numbers JS shares with the native side: every run kind and the control block layout by
+ * name. `lib/native.js` compares them with `protocol.json` when it loads the addon, and refuses
+ * an addon that differs.
  */
 export declare function protocol(): Record<string, number>

@@ -8,38 +8,11 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use protobufjs_rustwriter::simd::{self, Packed32};
+use protobufjs_rustwriter::simd::{self, Kernel, Packed32, Words64};
+use protobufjs_rustwriter::testing::{words_of, Rng};
 
 /// Elements per array.
 const ELEMENTS: usize = 10_000;
-
-/// Splitmix64, so every run times the same arrays.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let z = (self.0 ^ (self.0 >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        let z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// A value whose varint takes exactly `len` bytes (1..=10).
-    fn of_len(&mut self, len: u32) -> u64 {
-        let (min_bits, max_bits) = (7 * (len - 1), (7 * len).min(64));
-        let bits = min_bits + (self.next() % u64::from(max_bits - min_bits + 1)) as u32;
-        match bits {
-            0 => 0,
-            _ => (self.next() >> (64 - bits)) | (1 << (bits - 1)),
-        }
-    }
-
-    /// A value whose varint length is uniform over 1..=`max_len`.
-    fn mixed(&mut self, max_len: u32) -> u64 {
-        let len = 1 + (self.next() % u64::from(max_len)) as u32;
-        self.of_len(len)
-    }
-}
 
 fn classes32() -> Vec<(&'static str, Vec<u32>)> {
     let mut rng = Rng(32);
@@ -76,149 +49,108 @@ fn prost_bytes(values: impl Iterator<Item = u64>) -> Vec<u8> {
     bytes
 }
 
-/// The dispatched functions' label, naming the kernel they use here.
-fn dispatched_name() -> String {
-    format!("dispatched ({:?})", simd::kernel())
+/// Every kernel this CPU runs, then the one the dispatch picks for the arrays, with their labels.
+fn kernels() -> impl Iterator<Item = (String, &'static Kernel)> {
+    let dispatched = simd::kernel_for(ELEMENTS);
+    let labelled = simd::available()
+        .into_iter()
+        .map(|k| (k.name.to_owned(), k));
+    labelled.chain([(format!("dispatched ({})", dispatched.name), dispatched)])
+}
+
+/// A group timing prost's one-varint-at-a-time `encode_varint` over `values`, then `encode` of
+/// every kernel over the same values as `elements`, once its bytes equal prost's.
+fn encode_group<V: Copy + Into<u64>, E>(
+    c: &mut Criterion,
+    name: String,
+    values: &[V],
+    elements: &[E],
+    encode: impl Fn(&Kernel, &[E], &mut [u8]) -> Option<usize>,
+) {
+    let expected = prost_bytes(values.iter().map(|&v| v.into()));
+    let len = expected.len();
+    let mut group = c.benchmark_group(name);
+    group.throughput(Throughput::Elements(ELEMENTS as u64));
+    group.bench_function("prost", |b| {
+        let mut buf = Vec::with_capacity(len);
+        b.iter(|| {
+            buf.clear();
+            for &value in black_box(values) {
+                prost::encoding::encode_varint(value.into(), &mut buf);
+            }
+            black_box(&buf);
+        })
+    });
+    for (label, kernel) in kernels() {
+        let mut out = vec![0; len];
+        let written = encode(kernel, elements, &mut out);
+        assert_eq!((written, &out), (Some(len), &expected), "{label}");
+        group.bench_function(label, |b| {
+            b.iter(|| encode(kernel, black_box(elements), &mut out))
+        });
+    }
+    group.finish();
+}
+
+/// The same for length sums: prost's `encoded_len_varint` summed, against `len` of every kernel.
+fn len_group<V: Copy + Into<u64>, E>(
+    c: &mut Criterion,
+    name: &str,
+    values: &[V],
+    elements: &[E],
+    len: impl Fn(&Kernel, &[E]) -> usize,
+) {
+    let prost_len = |values: &[V]| {
+        values
+            .iter()
+            .map(|&v| prost::encoding::encoded_len_varint(v.into()))
+            .sum::<usize>()
+    };
+    let expected = prost_len(values);
+    let mut group = c.benchmark_group(name);
+    group.throughput(Throughput::Elements(ELEMENTS as u64));
+    group.bench_function("prost", |b| b.iter(|| prost_len(black_box(values))));
+    for kernel in simd::available() {
+        assert_eq!(len(kernel, elements), expected, "{}", kernel.name);
+        group.bench_function(kernel.name, |b| b.iter(|| len(kernel, black_box(elements))));
+    }
+    group.finish();
 }
 
 fn encode_u32(c: &mut Criterion) {
     for (class, values) in classes32() {
-        let expected = prost_bytes(values.iter().map(|&v| u64::from(v)));
-        let len = expected.len();
-        let mut group = c.benchmark_group(format!("encode_u32/{class}"));
-        group.throughput(Throughput::Elements(ELEMENTS as u64));
-        group.bench_function("prost", |b| {
-            let mut buf = Vec::with_capacity(len);
-            b.iter(|| {
-                buf.clear();
-                for &value in black_box(&values) {
-                    prost::encoding::encode_varint(u64::from(value), &mut buf);
-                }
-                black_box(&buf);
-            })
+        let name = format!("encode_u32/{class}");
+        encode_group(c, name, &values, &values, |kernel, elements, out| {
+            kernel.encode_packed32(elements, Packed32::Uint32, out)
         });
-        for kernel in simd::available_kernels() {
-            let mut out = vec![0; len];
-            let written = simd::encode_packed32_with(kernel, &values, Packed32::Uint32, &mut out);
-            assert_eq!(
-                (written, &out),
-                (Some(len), &expected),
-                "{kernel:?} {class}"
-            );
-            group.bench_function(format!("{kernel:?}"), |b| {
-                b.iter(|| {
-                    simd::encode_packed32_with(
-                        kernel,
-                        black_box(&values),
-                        Packed32::Uint32,
-                        &mut out,
-                    )
-                })
-            });
-        }
-        let mut out = vec![0; len];
-        assert_eq!(
-            simd::encode_packed32(&values, Packed32::Uint32, &mut out),
-            Some(len)
-        );
-        assert_eq!(out, expected, "dispatched {class}");
-        group.bench_function(dispatched_name(), |b| {
-            b.iter(|| simd::encode_packed32(black_box(&values), Packed32::Uint32, &mut out))
-        });
-        group.finish();
     }
 }
 
 fn encode_u64(c: &mut Criterion) {
     for (class, values) in classes64() {
-        let expected = prost_bytes(values.iter().copied());
-        let len = expected.len();
-        let mut group = c.benchmark_group(format!("encode_u64/{class}"));
-        group.throughput(Throughput::Elements(ELEMENTS as u64));
-        group.bench_function("prost", |b| {
-            let mut buf = Vec::with_capacity(len);
-            b.iter(|| {
-                buf.clear();
-                for &value in black_box(&values) {
-                    prost::encoding::encode_varint(value, &mut buf);
-                }
-                black_box(&buf);
-            })
+        let pairs: Vec<Words64> = values.iter().map(|&v| words_of(v)).collect();
+        let name = format!("encode_u64/{class}");
+        encode_group(c, name, &values, &pairs, |kernel, elements, out| {
+            kernel.encode_packed64(elements, false, out)
         });
-        for kernel in simd::available_kernels() {
-            let mut out = vec![0; len];
-            let written = simd::encode_packed64_with(kernel, &values, false, &mut out);
-            assert_eq!(
-                (written, &out),
-                (Some(len), &expected),
-                "{kernel:?} {class}"
-            );
-            group.bench_function(format!("{kernel:?}"), |b| {
-                b.iter(|| simd::encode_packed64_with(kernel, black_box(&values), false, &mut out))
-            });
-        }
-        let mut out = vec![0; len];
-        assert_eq!(simd::encode_packed64(&values, false, &mut out), Some(len));
-        assert_eq!(out, expected, "dispatched {class}");
-        group.bench_function(dispatched_name(), |b| {
-            b.iter(|| simd::encode_packed64(black_box(&values), false, &mut out))
-        });
-        group.finish();
     }
 }
 
-/// Length sums of the mixed arrays: prost's `encoded_len_varint` summed, against the kernels.
+/// Length sums of the mixed arrays.
 fn encoded_len(c: &mut Criterion) {
     let (_, mixed32) = classes32().pop().expect("the mixed u32 class comes last");
+    len_group(
+        c,
+        "encoded_len_u32/mixed",
+        &mixed32,
+        &mixed32,
+        |kernel, e| kernel.encoded_len_packed32(e, Packed32::Uint32),
+    );
     let (_, mixed64) = classes64().pop().expect("the mixed u64 class comes last");
-    let expected32: usize = mixed32
-        .iter()
-        .map(|&v| prost::encoding::encoded_len_varint(v.into()))
-        .sum();
-    let expected64: usize = mixed64
-        .iter()
-        .map(|&v| prost::encoding::encoded_len_varint(v))
-        .sum();
-
-    let mut group = c.benchmark_group("encoded_len_u32/mixed");
-    group.throughput(Throughput::Elements(ELEMENTS as u64));
-    group.bench_function("prost", |b| {
-        b.iter(|| {
-            black_box(&mixed32)
-                .iter()
-                .map(|&v| prost::encoding::encoded_len_varint(v.into()))
-                .sum::<usize>()
-        })
+    let pairs: Vec<Words64> = mixed64.iter().map(|&v| words_of(v)).collect();
+    len_group(c, "encoded_len_u64/mixed", &mixed64, &pairs, |kernel, e| {
+        kernel.encoded_len_packed64(e, false)
     });
-    for kernel in simd::available_kernels() {
-        let len = simd::encoded_len_packed32_with(kernel, &mixed32, Packed32::Uint32);
-        assert_eq!(len, Some(expected32), "{kernel:?}");
-        group.bench_function(format!("{kernel:?}"), |b| {
-            b.iter(|| {
-                simd::encoded_len_packed32_with(kernel, black_box(&mixed32), Packed32::Uint32)
-            })
-        });
-    }
-    group.finish();
-
-    let mut group = c.benchmark_group("encoded_len_u64/mixed");
-    group.throughput(Throughput::Elements(ELEMENTS as u64));
-    group.bench_function("prost", |b| {
-        b.iter(|| {
-            black_box(&mixed64)
-                .iter()
-                .map(|&v| prost::encoding::encoded_len_varint(v))
-                .sum::<usize>()
-        })
-    });
-    for kernel in simd::available_kernels() {
-        let len = simd::encoded_len_packed64_with(kernel, &mixed64, false);
-        assert_eq!(len, Some(expected64), "{kernel:?}");
-        group.bench_function(format!("{kernel:?}"), |b| {
-            b.iter(|| simd::encoded_len_packed64_with(kernel, black_box(&mixed64), false))
-        });
-    }
-    group.finish();
 }
 
 /// Short runs: 2 s per variant, 43 variants on a machine with AVX2, under 90 s in all.

@@ -7,7 +7,7 @@
 // memory outside its slices); on success every run's payload equals a one-varint-at-a-time
 // reference encoding, and the lengths add up; on failure the total word is 0.
 
-use protobufjs_rustwriter::opcode::{
+use protobufjs_rustwriter::control::{
     Run, CTL_RECORDS, CTL_RUNS, CTL_TOTAL, CTL_WORDS, MAX_RUNS, RUN_COUNT, RUN_FIRST, RUN_KIND,
     RUN_LEN, RUN_WORDS,
 };

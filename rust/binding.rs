@@ -3,8 +3,8 @@
 //!
 //! Protocol with `lib/native.js`, per `finish()` that has long packed runs:
 //! 1. JS copies each run's elements into the value block and describes the runs in the control
-//!    block (layout in [`crate::opcode`]), after making sure, through `values(bytes)` and
-//!    `output(bytes)`, that the value and output blocks are large enough;
+//!    block (layout in [`crate::control`]), after making sure, through `growValues(bytes)` and
+//!    `growOutput(bytes)`, that the value and output blocks are large enough;
 //! 2. JS calls `finish()`, which converts no argument and returns nothing: Rust encodes the runs
 //!    into the output block and stores their lengths in the control block, or throws;
 //! 3. JS copies the payloads from the output block into the message it assembles.
@@ -25,9 +25,9 @@ use napi::bindgen_prelude::{Env, FromNapiValue, Object};
 use napi::{sys, JsValue};
 use napi_derive::napi;
 
+use crate::control::{Run, CTL_WORDS, LAYOUT, WORD_BYTES};
 use crate::error::Error;
 use crate::memory::Block;
-use crate::opcode::{Run, CTL_WORDS, LAYOUT, WORD_BYTES};
 use crate::runs::{encode_runs, MAX_OUTPUT};
 
 /// Bytes of the value and output blocks an engine starts with; they grow on demand (a few times
@@ -58,8 +58,9 @@ fn throw(env: sys::napi_env, error: &Error) {
     }
 }
 
-/// Numbers `lib/tape.js` shares with the native side: every run kind and the control block
-/// layout by name (the tests compare them with `protocol.json`).
+/// The numbers JS shares with the native side: every run kind and the control block layout by
+/// name. `lib/native.js` compares them with `protocol.json` when it loads the addon, and refuses
+/// an addon that differs.
 #[napi]
 pub fn protocol() -> HashMap<&'static str, u32> {
     Run::ALL
@@ -289,12 +290,12 @@ impl Engine {
         // and no other slice of them is alive.
         let (control, values, output) = unsafe {
             (
-                self.control.bytes_mut(),
-                self.values.bytes(),
+                self.control.words_mut(),
+                self.values.words(),
                 self.output.bytes_mut(),
             )
         };
-        encode_runs(words_mut(control), words(values), output).map(|_| ())
+        encode_runs(control, values, output).map(|_| ())
     }
 
     /// `growValues(bytes)`: replaces the value block by a zeroed one of `bytes` bytes (rounded up
@@ -320,29 +321,5 @@ impl Engine {
         let buffer = Block::to_buffer(&block, env)?;
         self.output = block;
         Ok(buffer)
-    }
-}
-
-/// A block's bytes as native-endian words (blocks are 8-byte aligned; a trailing partial word
-/// is ignored).
-fn words(bytes: &[u8]) -> &[u32] {
-    // Safety: the prefix/suffix split only reinterprets aligned whole words; every bit pattern is
-    // a valid u32.
-    let (head, words, _) = unsafe { bytes.align_to::<u32>() };
-    if head.is_empty() {
-        words
-    } else {
-        &[]
-    }
-}
-
-/// [`words`], mutably.
-fn words_mut(bytes: &mut [u8]) -> &mut [u32] {
-    // Safety: as in `words`.
-    let (head, words, _) = unsafe { bytes.align_to_mut::<u32>() };
-    if head.is_empty() {
-        words
-    } else {
-        &mut []
     }
 }

@@ -5,17 +5,17 @@ use std::fmt;
 /// Why the runs of a control block could not be encoded, or the binding refused a call.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Error {
-    /// The control block is shorter than [`crate::opcode::CTL_WORDS`].
+    /// The control block is shorter than [`crate::control::CTL_WORDS`].
     BadControl {
         /// words it has
         words: usize,
     },
-    /// The run count exceeds [`crate::opcode::MAX_RUNS`].
+    /// The run count exceeds [`crate::control::MAX_RUNS`].
     TooManyRuns {
         /// the count found
         runs: usize,
     },
-    /// A run record's kind word is not a [`crate::opcode::Run`].
+    /// A run record's kind word is not a [`crate::control::Run`].
     UnknownRun {
         /// index of the run
         run: usize,
@@ -63,7 +63,7 @@ impl fmt::Display for Error {
             Error::TooManyRuns { runs } => write!(
                 f,
                 "invalid control block: {runs} runs, at most {}",
-                crate::opcode::MAX_RUNS
+                crate::control::MAX_RUNS
             ),
             Error::UnknownRun { run, word } => {
                 write!(

@@ -17,7 +17,7 @@ use napi::{sys, JsValue};
 
 use crate::error::{Error, Result};
 
-/// Alignment of every block: the value block holds 64-bit elements at even words.
+/// Alignment of every block: JS views the value block as 64-bit words too (`BigUint64Array`).
 const ALIGN: usize = 8;
 
 /// A zero-initialised, 8-byte-aligned allocation.
@@ -38,20 +38,34 @@ impl Block {
         Ok(Rc::new(Block { ptr, len }))
     }
 
-    /// The block's bytes.
+    /// The block as native-endian `u32` words (a trailing partial word left out).
     ///
     /// # Safety
     /// No `&mut` to the same block may be alive, and JS must not run while the slice is (JS may
     /// write the block through its views). The binding only forms slices inside one native call.
-    pub unsafe fn bytes(&self) -> &[u8] {
-        // Safety: `ptr` is valid for `len` bytes while `self` lives; aliasing is the caller's.
-        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
+    pub unsafe fn words(&self) -> &[u32] {
+        // Safety: `ptr` is valid for `len` bytes while `self` lives and aligned for u32 (to
+        // ALIGN); every bit pattern is a u32; aliasing is the caller's.
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr().cast(), self.len / 4) }
+    }
+
+    /// [`Block::words`], mutably.
+    ///
+    /// # Safety
+    /// As for [`Block::words`], and no other slice of the block may be alive.
+    #[allow(
+        clippy::mut_from_ref,
+        reason = "the block is shared with JS; the caller upholds exclusivity"
+    )]
+    pub unsafe fn words_mut(&self) -> &mut [u32] {
+        // Safety: as in `words`; exclusivity is the caller's.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr().cast(), self.len / 4) }
     }
 
     /// The block's bytes, mutably.
     ///
     /// # Safety
-    /// As for [`Block::bytes`], and no other slice of the block may be alive.
+    /// As for [`Block::words_mut`].
     #[allow(
         clippy::mut_from_ref,
         reason = "the block is shared with JS; the caller upholds exclusivity"

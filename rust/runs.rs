@@ -1,17 +1,17 @@
 //! Runs of packed varints → bytes: the whole of the native side's work.
 //!
-//! [`encode_runs`] reads the run records of a control block (layout in [`crate::opcode`]), encodes
-//! each run's elements from the value block with the vectorised kernels of [`crate::simd`] into
+//! [`encode_runs`] reads the run records of a control block (layout in [`crate::control`]),
+//! encodes each run's elements from the value block with the kernels of [`crate::simd`] into
 //! consecutive ranges of the output block, and records each payload's length. Everything comes
 //! from JS and is checked before use: a bad count, kind, element range or a full output block is
 //! an [`Error`], never a panic or an access outside the slices.
 
-use crate::error::{Error, Result};
-use crate::opcode::{
+use crate::control::{
     Run, CTL_RECORDS, CTL_RUNS, CTL_TOTAL, CTL_WORDS, MAX_RUNS, RUN_COUNT, RUN_FIRST, RUN_KIND,
     RUN_LEN, RUN_WORDS,
 };
-use crate::simd::{self, Packed32};
+use crate::error::{Error, Result};
+use crate::simd::{kernel_for, Packed32, Words64};
 
 /// Largest message, in bytes, either side produces: JS keeps offsets as int32 (`2^31 - 1`).
 pub const MAX_OUTPUT: usize = i32::MAX as usize;
@@ -51,8 +51,8 @@ pub fn encode_runs(ctl: &mut [u32], values: &[u32], out: &mut [u8]) -> Result<us
             Run::Uint32 => encode32(elements, Packed32::Uint32, rest),
             Run::Int32 => encode32(elements, Packed32::Int32, rest),
             Run::Sint32 => encode32(elements, Packed32::Sint32, rest),
-            Run::Uint64 => encode64(elements, false, rest),
-            Run::Sint64 => encode64(elements, true, rest),
+            Run::Uint64 => encode64(elements.as_chunks().0, false, rest),
+            Run::Sint64 => encode64(elements.as_chunks().0, true, rest),
         }
         .map_err(|needed| Error::OutputFull {
             run,
@@ -83,56 +83,24 @@ fn element_words(values: &[u32], kind: Run, first: usize, count: usize) -> Optio
 /// Encodes 32-bit elements at the start of `out`; `Err(needed)` if `out` is shorter.
 #[inline]
 fn encode32(elements: &[u32], kind: Packed32, out: &mut [u8]) -> std::result::Result<usize, usize> {
-    let len = simd::encoded_len_packed32(elements, kind);
+    let kernel = kernel_for(elements.len());
+    let len = kernel.encoded_len_packed32(elements, kind);
     let dest = out.get_mut(..len).ok_or(len)?;
-    simd::encode_packed32(elements, kind, dest).ok_or(len)
+    kernel.encode_packed32(elements, kind, dest).ok_or(len)
 }
 
 /// Encodes 64-bit elements (word pairs, low first) at the start of `out`; `Err(needed)` if
 /// `out` is shorter.
 #[inline]
-fn encode64(words: &[u32], zigzag: bool, out: &mut [u8]) -> std::result::Result<usize, usize> {
-    let mut elements = Vec::new();
-    let elements: &[u64] = match as_u64s(words) {
-        Some(aligned) => aligned,
-        None => {
-            // Only reached for a slice that is not 8-byte aligned (not the value block's, which
-            // is); a copy keeps this function safe for any caller.
-            elements.extend(
-                words
-                    .chunks_exact(2)
-                    .map(|w| u64::from(w[0]) | u64::from(w[1]) << 32),
-            );
-            &elements
-        }
-    };
-    let len = simd::encoded_len_packed64(elements, zigzag);
+fn encode64(
+    elements: &[Words64],
+    zigzag: bool,
+    out: &mut [u8],
+) -> std::result::Result<usize, usize> {
+    let kernel = kernel_for(elements.len());
+    let len = kernel.encoded_len_packed64(elements, zigzag);
     let dest = out.get_mut(..len).ok_or(len)?;
-    simd::encode_packed64(elements, zigzag, dest).ok_or(len)
-}
-
-/// `words` as `u64`s (each the pair low, high on a little-endian target) when it is 8-byte
-/// aligned and of even length.
-fn as_u64s(words: &[u32]) -> Option<&[u64]> {
-    if !words.len().is_multiple_of(2) || !words.as_ptr().cast::<u64>().is_aligned() {
-        return None;
-    }
-    // Safety: the pointer is aligned for u64 and valid for `words.len() * 4` bytes, which is
-    // `len / 2` u64s; every bit pattern is a valid u64; the lifetime is that of `words`. The
-    // crate only builds for little-endian targets, where the low word comes first.
-    Some(unsafe { std::slice::from_raw_parts(words.as_ptr().cast::<u64>(), words.len() / 2) })
-}
-
-/// The most bytes the runs of `ctl` can encode to, if the records are readable: what JS must
-/// give the output block. (JS computes the same bound itself; this is for tests and the fuzzer.)
-pub fn output_bound(ctl: &[u32]) -> Option<usize> {
-    let runs = (*ctl.get(CTL_RUNS)? as usize).min(MAX_RUNS);
-    (0..runs).try_fold(0usize, |sum, run| {
-        let record = CTL_RECORDS + run * RUN_WORDS;
-        let kind = Run::from_word(*ctl.get(record + RUN_KIND)?)?;
-        let count = *ctl.get(record + RUN_COUNT)? as usize;
-        sum.checked_add(count.checked_mul(kind.max_element_bytes())?)
-    })
+    kernel.encode_packed64(elements, zigzag, dest).ok_or(len)
 }
 
 #[cfg(test)]
@@ -232,12 +200,16 @@ mod tests {
     }
 
     #[test]
-    fn the_output_bound_covers_the_worst_case() {
+    fn the_most_bytes_of_each_element_bound_a_worst_case_call() {
         let values = [u32::MAX; 16];
-        let mut ctl = control(&[(Run::Int32, 8, 0), (Run::Uint64, 4, 8), (Run::Sint32, 8, 0)]);
-        let bound = output_bound(&ctl).unwrap();
+        let runs = [(Run::Int32, 8, 0), (Run::Uint64, 4, 8), (Run::Sint32, 8, 0)];
+        let bound: usize = runs
+            .iter()
+            .map(|&(kind, count, _)| count as usize * kind.max_element_bytes())
+            .sum();
         assert_eq!(bound, 80 + 40 + 40);
         let mut out = vec![0u8; bound];
+        let mut ctl = control(&runs);
         assert_eq!(encode_runs(&mut ctl, &values, &mut out), Ok(80 + 40 + 8));
     }
 
@@ -246,18 +218,19 @@ mod tests {
         let words: Vec<u32> = vec![9, 5, 1, 300, 0, 0];
         // A Vec<u32> is 4-byte aligned: one of these two starts is not 8-byte aligned.
         let start = (0..2)
-            .find(|&s| as_u64s(&words[s..s + 4]).is_none())
+            .find(|&s| !words[s..].as_ptr().cast::<u64>().is_aligned())
             .unwrap();
-        let pairs = &words[start..start + 4];
+        let values = &words[start..start + 4];
         let mut expected = Vec::new();
-        for pair in pairs.chunks(2) {
+        for pair in values.chunks(2) {
             let mut bytes = [0u8; 10];
             let value = u64::from(pair[0]) | u64::from(pair[1]) << 32;
             let n = crate::varint::encode_varint(value, &mut bytes).unwrap();
             expected.extend_from_slice(&bytes[..n]);
         }
+        let mut ctl = control(&[(Run::Uint64, 2, 0)]);
         let mut out = [0u8; 20];
-        let n = encode64(pairs, false, &mut out).unwrap();
+        let n = encode_runs(&mut ctl, values, &mut out).unwrap();
         assert_eq!(&out[..n], &expected[..]);
     }
 }

@@ -2,24 +2,32 @@
 //! allows.
 //!
 //! Shaped like simdutf8: the scalar kernel (`simd/scalar.rs`) is always compiled and is the
-//! reference every other kernel is tested against; the vector kernels (`simd/x86.rs`,
-//! `simd/aarch64.rs`) are `#[target_feature] unsafe fn`s, chosen once at run time by CPU
-//! detection ([`kernel`]) and cached in an atomic. Nothing here depends on build flags such as
-//! `target-cpu=native`. Runs shorter than a few elements skip the vector kernels.
+//! reference every other kernel is tested against; each vector kernel (`sse2.rs`, `avx2.rs`,
+//! `neon.rs`) is the algorithms of `vector.rs`, written once, instantiated over one instruction
+//! set's primitives as `#[target_feature]` functions. A [`Kernel`] is the table of one kernel's
+//! four functions; the fastest one this CPU runs is chosen by run-time detection on first use
+//! and cached as one pointer. Nothing here depends on build flags such as `target-cpu=native`.
+//! Runs shorter than a few elements skip the vector kernels ([`kernel_for`]).
 //!
-//! Every entry point is plain Rust over slices: no allocation, and no panic reachable from any
-//! input. The encoders store whole words (8 to 16 bytes) while both the buffer and the elements
-//! still to come guarantee room, and finish with the scalar encoder, so they never write past
-//! `out.len()` and, when they succeed, never touch a byte of `out` past the length they return.
+//! Every function is plain Rust over slices: no allocation, and no panic reachable from any
+//! input. A 64-bit element comes as the two words the value block holds it in ([`Words64`]), so
+//! no slice needs 8-byte alignment.
 
 mod scalar;
 
-#[cfg(target_arch = "aarch64")]
-mod aarch64;
-#[cfg(target_arch = "x86_64")]
-mod x86;
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[macro_use]
+mod vector;
 
-use std::sync::atomic::{AtomicU8, Ordering};
+#[cfg(target_arch = "x86_64")]
+mod avx2;
+#[cfg(target_arch = "aarch64")]
+mod neon;
+#[cfg(target_arch = "x86_64")]
+mod sse2;
+
+use std::ptr;
+use std::sync::atomic::{AtomicPtr, Ordering};
 
 /// How the 32-bit elements of a packed field become varint values.
 ///
@@ -35,280 +43,139 @@ pub enum Packed32 {
     Sint32,
 }
 
-/// A varint kernel: the instruction set one implementation of this module's functions uses.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(u8)]
-pub enum Kernel {
-    /// Portable Rust, one varint at a time; always available, and the reference for the others.
-    Scalar = 1,
-    /// x86_64 baseline: SSE2, 4 elements per step.
-    Sse2 = 2,
-    /// x86_64 with AVX2, BMI1, BMI2 and LZCNT (Intel since Haswell, AMD since Excavator): AVX2,
-    /// 8 elements per step for lengths and 32-bit encoding, 4 for 64-bit encoding.
-    Avx2Bmi2 = 3,
-    /// aarch64: NEON length sums and a branchless word-at-a-time encoder.
-    Neon = 4,
+/// A 64-bit element as the value block holds it: its low 32-bit word, then its high one.
+pub type Words64 = [u32; 2];
+
+/// One kernel: the table of its four functions, for one instruction set.
+///
+/// The only `&Kernel`s handed out are of kernels this CPU runs ([`kernel_for`], and `available`
+/// for tests), which is what makes calling their functions safe.
+#[derive(Debug)]
+pub struct Kernel {
+    /// Its name, for test messages and bench labels.
+    pub name: &'static str,
+    encoded_len_packed32: unsafe fn(&[u32], Packed32) -> usize,
+    encoded_len_packed64: unsafe fn(&[Words64], bool) -> usize,
+    encode_packed32: unsafe fn(&[u32], Packed32, &mut [u8]) -> Option<usize>,
+    encode_packed64: unsafe fn(&[Words64], bool, &mut [u8]) -> Option<usize>,
 }
 
-/// Below this many elements the dispatched functions use the scalar kernel: the vector kernels'
-/// setup (constants, and `vzeroupper` on AVX2) outweighs what they save on so few. Measured on
-/// an AMD EPYC (Zen 3), length then encoding of mixed-length u32s: at 6 elements AVX2 took 6.0
-/// ns per element against scalar's 5.3, at 8 they crossed (4.1 and 5.1), at 16 AVX2 took 2.6
-/// against 4.7 (u64s alike).
+impl Kernel {
+    /// Total bytes of the varints of `values` read as `kind` (the payload of a packed field).
+    ///
+    /// Saturates at `usize::MAX`, which only a 32-bit target can reach (over 400 million
+    /// negative `int32`s), where no buffer can be that long and the encoder then reports a short
+    /// buffer.
+    #[inline]
+    pub fn encoded_len_packed32(&self, values: &[u32], kind: Packed32) -> usize {
+        // Safety: this CPU runs this kernel (see the type's documentation).
+        unsafe { (self.encoded_len_packed32)(values, kind) }
+    }
+
+    /// Total bytes of the varints of the 64-bit `values` (zig-zag encoded first if `zigzag`, as
+    /// `sint64` is). Saturates like [`Kernel::encoded_len_packed32`].
+    #[inline]
+    pub fn encoded_len_packed64(&self, values: &[Words64], zigzag: bool) -> usize {
+        // Safety: this CPU runs this kernel (see the type's documentation).
+        unsafe { (self.encoded_len_packed64)(values, zigzag) }
+    }
+
+    /// Writes the varints of `values` read as `kind` at the start of `out` and returns the bytes
+    /// written, which equal [`Kernel::encoded_len_packed32`]`(values, kind)`.
+    ///
+    /// `out` should be at least that long (exactly that long is the normal case: measure first).
+    /// If it is shorter, returns `None`, possibly after writing part of `out`. Never writes past
+    /// `out.len()`, and on success never modifies `out` past the returned length.
+    #[inline]
+    pub fn encode_packed32(&self, values: &[u32], kind: Packed32, out: &mut [u8]) -> Option<usize> {
+        // Safety: this CPU runs this kernel (see the type's documentation).
+        unsafe { (self.encode_packed32)(values, kind, out) }
+    }
+
+    /// Writes the varints of the 64-bit `values` (zig-zag encoded first if `zigzag`) at the
+    /// start of `out` and returns the bytes written, which equal
+    /// [`Kernel::encoded_len_packed64`]`(values, zigzag)`. The contract on `out` is that of
+    /// [`Kernel::encode_packed32`].
+    #[inline]
+    pub fn encode_packed64(
+        &self,
+        values: &[Words64],
+        zigzag: bool,
+        out: &mut [u8],
+    ) -> Option<usize> {
+        // Safety: this CPU runs this kernel (see the type's documentation).
+        unsafe { (self.encode_packed64)(values, zigzag, out) }
+    }
+}
+
+/// Below this many elements [`kernel_for`] gives the scalar kernel: the vector kernels' setup
+/// (constants, and `vzeroupper` on AVX2) outweighs what they save on so few. Measured on an AMD
+/// EPYC (Zen 3), length then encoding of mixed-length u32s: at 6 elements AVX2 took 6.0 ns per
+/// element against scalar's 5.3, at 8 they crossed (4.1 and 5.1), at 16 AVX2 took 2.6 against
+/// 4.7. (JS hands over runs of a hundred elements or more, so this matters to other callers.)
 const VECTOR_MIN_LEN: usize = 8;
 
-/// The detected kernel as its `repr(u8)` value; 0 until the first call to [`kernel`].
-static DETECTED: AtomicU8 = AtomicU8::new(0);
-
-/// The kernel the dispatched functions use on this CPU: the fastest available one, detected on
-/// the first call and cached (a relaxed atomic: detection is idempotent, so a race only repeats it).
+/// The kernel for a run of `elements` elements: the scalar one for short runs, else the fastest
+/// one this CPU runs.
 #[inline]
-pub fn kernel() -> Kernel {
-    match DETECTED.load(Ordering::Relaxed) {
-        1 => Kernel::Scalar,
-        2 => Kernel::Sse2,
-        3 => Kernel::Avx2Bmi2,
-        4 => Kernel::Neon,
-        _ => detect_and_cache(),
+pub fn kernel_for(elements: usize) -> &'static Kernel {
+    if elements < VECTOR_MIN_LEN {
+        return &scalar::KERNEL;
     }
+    let cached = DETECTED.load(Ordering::Relaxed);
+    if cached.is_null() {
+        return detect();
+    }
+    // Safety: `detect` is the only writer, and it stores a `&'static Kernel`.
+    unsafe { &*cached }
 }
 
+/// The fastest kernel this CPU runs, once detected; null before.
+static DETECTED: AtomicPtr<Kernel> = AtomicPtr::new(ptr::null_mut());
+
+/// Detects the fastest kernel this CPU runs and caches it (relaxed: the kernels are statics, and
+/// detection is idempotent, so a race only repeats it).
 #[cold]
-fn detect_and_cache() -> Kernel {
-    let best = best_kernel();
-    DETECTED.store(best as u8, Ordering::Relaxed);
-    best
+fn detect() -> &'static Kernel {
+    let fastest = runnable().last().unwrap_or(&scalar::KERNEL);
+    // The pointer is only ever read back as a shared reference.
+    DETECTED.store(ptr::from_ref(fastest).cast_mut(), Ordering::Relaxed);
+    fastest
 }
 
-/// The fastest kernel this CPU runs well.
-fn best_kernel() -> Kernel {
+/// The kernels this CPU runs, slowest first: the scalar one, then those of this architecture
+/// whose CPU features it has.
+fn runnable() -> impl Iterator<Item = &'static Kernel> {
     #[cfg(target_arch = "x86_64")]
-    {
-        if is_available(Kernel::Avx2Bmi2) {
-            return Kernel::Avx2Bmi2;
-        }
-        Kernel::Sse2
-    }
+    let vector = [
+        (&sse2::KERNEL, std::arch::is_x86_feature_detected!("sse2")),
+        (&avx2::KERNEL, std::arch::is_x86_feature_detected!("avx2")),
+    ];
     #[cfg(target_arch = "aarch64")]
-    {
-        if is_available(Kernel::Neon) {
-            return Kernel::Neon;
-        }
-        Kernel::Scalar
-    }
+    let vector = [(
+        &neon::KERNEL,
+        std::arch::is_aarch64_feature_detected!("neon"),
+    )];
     #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-    {
-        Kernel::Scalar
-    }
-}
-
-/// Whether this CPU can run `kernel`.
-fn is_available(kernel: Kernel) -> bool {
-    match kernel {
-        Kernel::Scalar => true,
-        #[cfg(target_arch = "x86_64")]
-        Kernel::Sse2 => std::arch::is_x86_feature_detected!("sse2"),
-        #[cfg(target_arch = "x86_64")]
-        Kernel::Avx2Bmi2 => {
-            std::arch::is_x86_feature_detected!("avx2")
-                && std::arch::is_x86_feature_detected!("bmi1")
-                && std::arch::is_x86_feature_detected!("bmi2")
-                && std::arch::is_x86_feature_detected!("lzcnt")
-        }
-        #[cfg(target_arch = "aarch64")]
-        Kernel::Neon => std::arch::is_aarch64_feature_detected!("neon"),
-        // The other architecture's kernels.
-        _ => false,
-    }
-}
-
-/// Every kernel this CPU can run, [`Kernel::Scalar`] first (for tests and benches).
-pub fn available_kernels() -> Vec<Kernel> {
-    [Kernel::Scalar, Kernel::Sse2, Kernel::Avx2Bmi2, Kernel::Neon]
+    let vector: [(&Kernel, bool); 0] = [];
+    let vector = vector
         .into_iter()
-        .filter(|&kernel| is_available(kernel))
-        .collect()
+        .filter_map(|(kernel, runs)| runs.then_some(kernel));
+    std::iter::once(&scalar::KERNEL).chain(vector)
 }
 
-/// Total bytes of the varints of `values` read as `kind` (the payload of a packed field).
-///
-/// Saturates at `usize::MAX`, which only a 32-bit target can reach (over 400 million negative
-/// `int32`s), where no buffer can be that long and the encoder then reports a short buffer.
-#[inline]
-pub fn encoded_len_packed32(values: &[u32], kind: Packed32) -> usize {
-    if values.len() < VECTOR_MIN_LEN {
-        return scalar::encoded_len_packed32(values, kind);
-    }
-    // Safety: `kernel()` only returns kernels this CPU runs.
-    unsafe { encoded_len_packed32_on(kernel(), values, kind) }
-}
-
-/// Total bytes of the varints of `values` (zig-zag encoded first if `zigzag`, as `sint64` is).
-///
-/// Saturates at `usize::MAX` like [`encoded_len_packed32`].
-#[inline]
-pub fn encoded_len_packed64(values: &[u64], zigzag: bool) -> usize {
-    if values.len() < VECTOR_MIN_LEN {
-        return scalar::encoded_len_packed64(values, zigzag);
-    }
-    // Safety: `kernel()` only returns kernels this CPU runs.
-    unsafe { encoded_len_packed64_on(kernel(), values, zigzag) }
-}
-
-/// Writes the varints of `values` read as `kind` at the start of `out` and returns the bytes
-/// written, which equal [`encoded_len_packed32`]`(values, kind)`.
-///
-/// `out` should be at least that long (exactly that long is the normal case: measure first). If
-/// it is shorter, returns `None`, possibly after writing part of `out`. Never writes past
-/// `out.len()`, and on success never modifies `out` past the returned length.
-#[inline]
-pub fn encode_packed32(values: &[u32], kind: Packed32, out: &mut [u8]) -> Option<usize> {
-    if values.len() < VECTOR_MIN_LEN {
-        return scalar::encode_packed32(values, kind, out);
-    }
-    // Safety: `kernel()` only returns kernels this CPU runs.
-    unsafe { encode_packed32_on(kernel(), values, kind, out) }
-}
-
-/// Writes the varints of `values` (zig-zag encoded first if `zigzag`) at the start of `out` and
-/// returns the bytes written, which equal [`encoded_len_packed64`]`(values, zigzag)`.
-///
-/// The contract on `out` is that of [`encode_packed32`].
-#[inline]
-pub fn encode_packed64(values: &[u64], zigzag: bool, out: &mut [u8]) -> Option<usize> {
-    if values.len() < VECTOR_MIN_LEN {
-        return scalar::encode_packed64(values, zigzag, out);
-    }
-    // Safety: `kernel()` only returns kernels this CPU runs.
-    unsafe { encode_packed64_on(kernel(), values, zigzag, out) }
-}
-
-/// [`encoded_len_packed32`] through `kernel`, whatever the input length; `None` if this CPU
-/// cannot run `kernel` (see [`available_kernels`]). For tests and benches.
-pub fn encoded_len_packed32_with(kernel: Kernel, values: &[u32], kind: Packed32) -> Option<usize> {
-    // Safety: checked just before.
-    is_available(kernel).then(|| unsafe { encoded_len_packed32_on(kernel, values, kind) })
-}
-
-/// [`encoded_len_packed64`] through `kernel`, whatever the input length; `None` if this CPU
-/// cannot run `kernel`. For tests and benches.
-pub fn encoded_len_packed64_with(kernel: Kernel, values: &[u64], zigzag: bool) -> Option<usize> {
-    // Safety: checked just before.
-    is_available(kernel).then(|| unsafe { encoded_len_packed64_on(kernel, values, zigzag) })
-}
-
-/// [`encode_packed32`] through `kernel`, whatever the input length; `None` if this CPU cannot
-/// run `kernel`, or if `out` is too short. For tests and benches.
-pub fn encode_packed32_with(
-    kernel: Kernel,
-    values: &[u32],
-    kind: Packed32,
-    out: &mut [u8],
-) -> Option<usize> {
-    if !is_available(kernel) {
-        return None;
-    }
-    // Safety: checked just before.
-    unsafe { encode_packed32_on(kernel, values, kind, out) }
-}
-
-/// [`encode_packed64`] through `kernel`, whatever the input length; `None` if this CPU cannot
-/// run `kernel`, or if `out` is too short. For tests and benches.
-pub fn encode_packed64_with(
-    kernel: Kernel,
-    values: &[u64],
-    zigzag: bool,
-    out: &mut [u8],
-) -> Option<usize> {
-    if !is_available(kernel) {
-        return None;
-    }
-    // Safety: checked just before.
-    unsafe { encode_packed64_on(kernel, values, zigzag, out) }
-}
-
-/// # Safety
-/// This CPU must be able to run `kernel` ([`is_available`]).
-unsafe fn encoded_len_packed32_on(kernel: Kernel, values: &[u32], kind: Packed32) -> usize {
-    match kernel {
-        // Safety: the caller guarantees this kernel's CPU features.
-        #[cfg(target_arch = "x86_64")]
-        Kernel::Sse2 => unsafe { x86::encoded_len_packed32_sse2(values, kind) },
-        // Safety: the caller guarantees this kernel's CPU features.
-        #[cfg(target_arch = "x86_64")]
-        Kernel::Avx2Bmi2 => unsafe { x86::encoded_len_packed32_avx2(values, kind) },
-        // Safety: the caller guarantees this kernel's CPU features.
-        #[cfg(target_arch = "aarch64")]
-        Kernel::Neon => unsafe { aarch64::encoded_len_packed32_neon(values, kind) },
-        _ => scalar::encoded_len_packed32(values, kind),
-    }
-}
-
-/// # Safety
-/// This CPU must be able to run `kernel` ([`is_available`]).
-unsafe fn encoded_len_packed64_on(kernel: Kernel, values: &[u64], zigzag: bool) -> usize {
-    match kernel {
-        // Safety: the caller guarantees this kernel's CPU features.
-        #[cfg(target_arch = "x86_64")]
-        Kernel::Sse2 => unsafe { x86::encoded_len_packed64_sse2(values, zigzag) },
-        // Safety: the caller guarantees this kernel's CPU features.
-        #[cfg(target_arch = "x86_64")]
-        Kernel::Avx2Bmi2 => unsafe { x86::encoded_len_packed64_avx2(values, zigzag) },
-        // Safety: the caller guarantees this kernel's CPU features.
-        #[cfg(target_arch = "aarch64")]
-        Kernel::Neon => unsafe { aarch64::encoded_len_packed64_neon(values, zigzag) },
-        _ => scalar::encoded_len_packed64(values, zigzag),
-    }
-}
-
-/// # Safety
-/// This CPU must be able to run `kernel` ([`is_available`]).
-unsafe fn encode_packed32_on(
-    kernel: Kernel,
-    values: &[u32],
-    kind: Packed32,
-    out: &mut [u8],
-) -> Option<usize> {
-    match kernel {
-        // Safety: the caller guarantees this kernel's CPU features.
-        #[cfg(target_arch = "x86_64")]
-        Kernel::Sse2 => unsafe { x86::encode_packed32_sse2(values, kind, out) },
-        // Safety: the caller guarantees this kernel's CPU features.
-        #[cfg(target_arch = "x86_64")]
-        Kernel::Avx2Bmi2 => unsafe { x86::encode_packed32_avx2(values, kind, out) },
-        // Safety: the caller guarantees this kernel's CPU features.
-        #[cfg(target_arch = "aarch64")]
-        Kernel::Neon => unsafe { aarch64::encode_packed32_neon(values, kind, out) },
-        _ => scalar::encode_packed32(values, kind, out),
-    }
-}
-
-/// # Safety
-/// This CPU must be able to run `kernel` ([`is_available`]).
-unsafe fn encode_packed64_on(
-    kernel: Kernel,
-    values: &[u64],
-    zigzag: bool,
-    out: &mut [u8],
-) -> Option<usize> {
-    match kernel {
-        // Safety: the caller guarantees this kernel's CPU features.
-        #[cfg(target_arch = "x86_64")]
-        Kernel::Sse2 => unsafe { x86::encode_packed64_sse2(values, zigzag, out) },
-        // Safety: the caller guarantees this kernel's CPU features.
-        #[cfg(target_arch = "x86_64")]
-        Kernel::Avx2Bmi2 => unsafe { x86::encode_packed64_avx2(values, zigzag, out) },
-        // Safety: the caller guarantees this kernel's CPU features.
-        #[cfg(target_arch = "aarch64")]
-        Kernel::Neon => unsafe { aarch64::encode_packed64_neon(values, zigzag, out) },
-        _ => scalar::encode_packed64(values, zigzag, out),
-    }
+/// Every kernel this CPU runs, the scalar one first and the fastest last (for tests and
+/// benches).
+#[cfg(any(test, feature = "testing"))]
+pub fn available() -> Vec<&'static Kernel> {
+    runnable().collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::scalar::{self, words};
     use super::*;
+    use crate::testing::{words_of, Rng};
 
     const KINDS: [Packed32; 3] = [Packed32::Uint32, Packed32::Int32, Packed32::Sint32];
 
@@ -317,47 +184,33 @@ mod tests {
     /// What the guard region holds (a byte no run of these tests writes at its offset by chance).
     const GUARD_BYTE: u8 = 0xa5;
 
-    /// Splitmix64: a tiny seeded generator, so failures reproduce.
-    struct Rng(u64);
+    /// The portable word loop alone with the scalar lengths: the NEON encoders, run here on any
+    /// machine.
+    static PORTABLE_WORDS: Kernel = Kernel {
+        name: "portable words",
+        encoded_len_packed32: scalar::encoded_len_packed32,
+        encoded_len_packed64: scalar::encoded_len_packed64,
+        encode_packed32: words::encode_packed32_words,
+        encode_packed64: words::encode_packed64_words,
+    };
 
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let z = (self.0 ^ (self.0 >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            let z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^ (z >> 31)
-        }
+    /// Every way through this module for a run of `len` elements: each kernel this CPU runs,
+    /// the one [`kernel_for`] picks, and the portable word loop.
+    fn kernels(len: usize) -> Vec<&'static Kernel> {
+        let mut kernels = available();
+        kernels.extend([kernel_for(len), &PORTABLE_WORDS]);
+        kernels
+    }
 
-        fn below(&mut self, bound: u64) -> u64 {
-            self.next() % bound
-        }
-
-        /// A value with exactly `bits` significant bits (0 for 0 bits).
-        fn with_bits(&mut self, bits: u32) -> u64 {
-            match bits {
-                0 => 0,
-                _ => (self.next() >> (64 - bits)) | (1 << (bits - 1)),
-            }
-        }
-
-        /// A u64 whose varint length is uniform over 1..=10.
-        fn mixed64(&mut self) -> u64 {
-            let len = 1 + self.below(10) as u32;
-            let (min_bits, max_bits) = (7 * (len - 1), (7 * len).min(64));
-            let bits = min_bits + self.below(u64::from(max_bits - min_bits) + 1) as u32;
-            self.with_bits(bits)
-        }
-
-        /// An i32 bit pattern: a positive value of any bit length, or a negative one near zero or
-        /// near `i32::MIN`, so every kind sees every length it has.
-        fn mixed32(&mut self) -> u32 {
-            let bits = self.below(32) as u32;
-            let magnitude = self.with_bits(bits) as u32;
-            match self.below(4) {
-                0 => magnitude.wrapping_neg(),
-                1 => magnitude | (1 << 31),
-                _ => magnitude,
-            }
+    /// An i32 bit pattern: a positive value of any bit length, or a negative one near zero or
+    /// near `i32::MIN`, so every kind sees every length it has.
+    fn mixed32(rng: &mut Rng) -> u32 {
+        let bits = rng.below(32) as u32;
+        let magnitude = rng.with_bits(bits) as u32;
+        match rng.below(4) {
+            0 => magnitude.wrapping_neg(),
+            1 => magnitude | (1 << 31),
+            _ => magnitude,
         }
     }
 
@@ -390,55 +243,6 @@ mod tests {
             prost::encoding::encode_varint(varint, &mut bytes);
         }
         bytes
-    }
-
-    /// One way through this module: a kernel forced with `*_with`, the dispatched functions, or
-    /// the portable word loop alone (the NEON encoder, run here on any machine).
-    #[derive(Clone, Copy, Debug)]
-    enum Path {
-        Kernel(Kernel),
-        Dispatched,
-        PortableWords,
-    }
-
-    fn paths() -> Vec<Path> {
-        let mut paths: Vec<Path> = available_kernels().into_iter().map(Path::Kernel).collect();
-        paths.extend([Path::Dispatched, Path::PortableWords]);
-        paths
-    }
-
-    impl Path {
-        fn len32(self, values: &[u32], kind: Packed32) -> Option<usize> {
-            match self {
-                Path::Kernel(kernel) => encoded_len_packed32_with(kernel, values, kind),
-                Path::Dispatched => Some(encoded_len_packed32(values, kind)),
-                Path::PortableWords => Some(scalar::encoded_len_packed32(values, kind)),
-            }
-        }
-
-        fn len64(self, values: &[u64], zigzag: bool) -> Option<usize> {
-            match self {
-                Path::Kernel(kernel) => encoded_len_packed64_with(kernel, values, zigzag),
-                Path::Dispatched => Some(encoded_len_packed64(values, zigzag)),
-                Path::PortableWords => Some(scalar::encoded_len_packed64(values, zigzag)),
-            }
-        }
-
-        fn encode32(self, values: &[u32], kind: Packed32, out: &mut [u8]) -> Option<usize> {
-            match self {
-                Path::Kernel(kernel) => encode_packed32_with(kernel, values, kind, out),
-                Path::Dispatched => encode_packed32(values, kind, out),
-                Path::PortableWords => words::encode_packed32_words(values, kind, out),
-            }
-        }
-
-        fn encode64(self, values: &[u64], zigzag: bool, out: &mut [u8]) -> Option<usize> {
-            match self {
-                Path::Kernel(kernel) => encode_packed64_with(kernel, values, zigzag, out),
-                Path::Dispatched => encode_packed64(values, zigzag, out),
-                Path::PortableWords => words::encode_packed64_words(values, zigzag, out),
-            }
-        }
     }
 
     /// Runs `encode` into an exact buffer and into a longer one, and into short ones of each
@@ -476,21 +280,27 @@ mod tests {
         }
     }
 
-    /// Every path, every kind: lengths and bytes equal prost's; `all_short` tries every short
+    /// The short buffer lengths to try: every one if `all_short`, else a few.
+    fn short_lens(len: usize, all_short: bool) -> Vec<usize> {
+        match all_short {
+            true => (0..len).collect(),
+            false => vec![0, 1, len / 2, len.saturating_sub(11), len.saturating_sub(1)],
+        }
+    }
+
+    /// Every kernel, every kind: lengths and bytes equal prost's; `all_short` tries every short
     /// buffer length, else a few.
     fn check32(values: &[u32], all_short: bool) {
         for kind in KINDS {
             let expected = prost_bytes(values.iter().map(|&v| reference_varint32(v, kind)));
             let len = expected.len();
-            for path in paths() {
-                let what = format!("{path:?} {kind:?} on {} elements", values.len());
-                assert_eq!(path.len32(values, kind), Some(len), "{what}: encoded_len");
-                let short_lens: Vec<usize> = match all_short {
-                    true => (0..len).collect(),
-                    false => vec![0, 1, len / 2, len.saturating_sub(11), len.saturating_sub(1)],
-                };
-                check_encoder(&what, &expected, short_lens.into_iter(), |out| {
-                    path.encode32(values, kind, out)
+            for kernel in kernels(values.len()) {
+                let what = format!("{} {kind:?} on {} elements", kernel.name, values.len());
+                let measured = kernel.encoded_len_packed32(values, kind);
+                assert_eq!(measured, len, "{what}: encoded_len");
+                let shorts = short_lens(len, all_short).into_iter();
+                check_encoder(&what, &expected, shorts, |out| {
+                    kernel.encode_packed32(values, kind, out)
                 });
             }
         }
@@ -498,18 +308,21 @@ mod tests {
 
     /// [`check32`] for 64-bit elements, plain and zig-zag.
     fn check64(values: &[u64], all_short: bool) {
+        let pairs: Vec<Words64> = values.iter().map(|&v| words_of(v)).collect();
         for zigzag in [false, true] {
             let expected = prost_bytes(values.iter().map(|&v| reference_varint64(v, zigzag)));
             let len = expected.len();
-            for path in paths() {
-                let what = format!("{path:?} zigzag={zigzag} on {} elements", values.len());
-                assert_eq!(path.len64(values, zigzag), Some(len), "{what}: encoded_len");
-                let short_lens: Vec<usize> = match all_short {
-                    true => (0..len).collect(),
-                    false => vec![0, 1, len / 2, len.saturating_sub(11), len.saturating_sub(1)],
-                };
-                check_encoder(&what, &expected, short_lens.into_iter(), |out| {
-                    path.encode64(values, zigzag, out)
+            for kernel in kernels(values.len()) {
+                let what = format!(
+                    "{} zigzag={zigzag} on {} elements",
+                    kernel.name,
+                    values.len()
+                );
+                let measured = kernel.encoded_len_packed64(&pairs, zigzag);
+                assert_eq!(measured, len, "{what}: encoded_len");
+                let shorts = short_lens(len, all_short).into_iter();
+                check_encoder(&what, &expected, shorts, |out| {
+                    kernel.encode_packed64(&pairs, zigzag, out)
                 });
             }
         }
@@ -567,8 +380,8 @@ mod tests {
     fn every_kernel_matches_prost_at_every_length_from_0_to_70_elements() {
         let mut rng = Rng(70);
         for len in 0..=70 {
-            let mixed32: Vec<u32> = (0..len).map(|_| rng.mixed32()).collect();
-            let mixed64: Vec<u64> = (0..len).map(|_| rng.mixed64()).collect();
+            let mixed32: Vec<u32> = (0..len).map(|_| mixed32(&mut rng)).collect();
+            let mixed64: Vec<u64> = (0..len).map(|_| rng.mixed(10)).collect();
             check32(&mixed32, true);
             check64(&mixed64, true);
             // Uniform runs: the shortest and longest varints of each kind.
@@ -584,8 +397,8 @@ mod tests {
     #[test]
     fn every_kernel_matches_prost_on_thousands_of_random_mixed_lengths() {
         let mut rng = Rng(0x5eed);
-        let mixed32: Vec<u32> = (0..5000).map(|_| rng.mixed32()).collect();
-        let mixed64: Vec<u64> = (0..5000).map(|_| rng.mixed64()).collect();
+        let mixed32: Vec<u32> = (0..5000).map(|_| mixed32(&mut rng)).collect();
+        let mixed64: Vec<u64> = (0..5000).map(|_| rng.mixed(10)).collect();
         // Sub-slices from every offset within a vector, so loads and tails see every alignment.
         for skip in 0..8 {
             check32(&mixed32[skip..], false);
@@ -596,8 +409,8 @@ mod tests {
     #[test]
     fn every_kernel_refuses_a_short_buffer_at_every_length_of_a_long_run() {
         let mut rng = Rng(0x5407);
-        let mixed32: Vec<u32> = (0..300).map(|_| rng.mixed32()).collect();
-        let mixed64: Vec<u64> = (0..300).map(|_| rng.mixed64()).collect();
+        let mixed32: Vec<u32> = (0..300).map(|_| mixed32(&mut rng)).collect();
+        let mixed64: Vec<u64> = (0..300).map(|_| rng.mixed(10)).collect();
         check32(&mixed32, true);
         check64(&mixed64, true);
     }
@@ -606,21 +419,20 @@ mod tests {
     fn length_sums_agree_across_many_count_blocks() {
         // The vector length sums flush their lane counters every 2^16 elements.
         let mut rng = Rng(0xb10c);
-        let mixed32: Vec<u32> = (0..140_001).map(|_| rng.mixed32()).collect();
-        let mixed64: Vec<u64> = (0..140_001).map(|_| rng.mixed64()).collect();
+        let mixed32: Vec<u32> = (0..140_001).map(|_| mixed32(&mut rng)).collect();
+        let mixed64: Vec<u64> = (0..140_001).map(|_| rng.mixed(10)).collect();
+        let pairs64: Vec<Words64> = mixed64.iter().map(|&v| words_of(v)).collect();
         let negative = vec![u32::MAX; 140_001];
-        for path in paths() {
+        for kernel in kernels(140_001) {
+            let name = kernel.name;
             for kind in KINDS {
                 for values in [&mixed32, &negative] {
                     let expected: usize = values
                         .iter()
                         .map(|&v| prost::encoding::encoded_len_varint(reference_varint32(v, kind)))
                         .sum();
-                    assert_eq!(
-                        path.len32(values, kind),
-                        Some(expected),
-                        "{path:?} {kind:?}"
-                    );
+                    let measured = kernel.encoded_len_packed32(values, kind);
+                    assert_eq!(measured, expected, "{name} {kind:?}");
                 }
             }
             for zigzag in [false, true] {
@@ -628,43 +440,33 @@ mod tests {
                     .iter()
                     .map(|&v| prost::encoding::encoded_len_varint(reference_varint64(v, zigzag)))
                     .sum();
-                assert_eq!(
-                    path.len64(&mixed64, zigzag),
-                    Some(expected),
-                    "{path:?} {zigzag}"
-                );
+                let measured = kernel.encoded_len_packed64(&pairs64, zigzag);
+                assert_eq!(measured, expected, "{name} {zigzag}");
             }
         }
     }
 
     #[test]
-    fn the_detected_kernel_is_available_cached_and_vectorised_where_possible() {
-        let detected = kernel();
-        assert_eq!(kernel(), detected);
-        assert!(available_kernels().contains(&detected));
-        assert_eq!(available_kernels()[0], Kernel::Scalar);
+    fn the_detected_kernel_is_the_fastest_available_cached_and_vectorised_where_possible() {
+        let detected = kernel_for(VECTOR_MIN_LEN);
+        assert!(ptr::eq(kernel_for(usize::MAX), detected));
+        assert!(ptr::eq(*available().last().unwrap(), detected));
+        assert!(ptr::eq(kernel_for(VECTOR_MIN_LEN - 1), &scalar::KERNEL));
         #[cfg(target_arch = "x86_64")]
-        assert!(matches!(detected, Kernel::Sse2 | Kernel::Avx2Bmi2));
+        assert!(["SSE2", "AVX2"].contains(&detected.name));
         #[cfg(target_arch = "aarch64")]
-        assert_eq!(detected, Kernel::Neon);
+        assert_eq!(detected.name, "NEON");
     }
 
     #[test]
-    fn forcing_a_kernel_this_cpu_lacks_gives_none() {
-        let missing = [Kernel::Sse2, Kernel::Avx2Bmi2, Kernel::Neon]
-            .into_iter()
-            .filter(|kernel| !available_kernels().contains(kernel));
-        for kernel in missing {
-            assert_eq!(
-                encoded_len_packed32_with(kernel, &[1], Packed32::Uint32),
-                None
-            );
-            assert_eq!(encoded_len_packed64_with(kernel, &[1], false), None);
-            assert_eq!(
-                encode_packed32_with(kernel, &[1], Packed32::Uint32, &mut [0; 8]),
-                None
-            );
-            assert_eq!(encode_packed64_with(kernel, &[1], false, &mut [0; 8]), None);
+    fn only_the_kernels_this_cpu_runs_are_handed_out() {
+        let names: Vec<&str> = available().iter().map(|kernel| kernel.name).collect();
+        #[cfg(target_arch = "x86_64")]
+        match std::arch::is_x86_feature_detected!("avx2") {
+            true => assert_eq!(names, ["scalar", "SSE2", "AVX2"]),
+            false => assert_eq!(names, ["scalar", "SSE2"]),
         }
+        #[cfg(target_arch = "aarch64")]
+        assert_eq!(names, ["scalar", "NEON"]);
     }
 }

@@ -1,9 +1,8 @@
 //! The scalar kernel, and the branchless word loop of the NEON kernel.
 //!
-//! [`encoded_len_packed32`] and friends are [`Kernel::Scalar`](super::Kernel::Scalar): one
-//! varint at a time through [`crate::varint`], always compiled, obviously correct, and the
-//! reference the tests hold every other kernel to. The vector kernels also finish their last
-//! few elements with it.
+//! [`KERNEL`]: one varint at a time through [`crate::varint`], always compiled, obviously
+//! correct, and the reference the tests hold every other kernel to. The vector kernels also
+//! finish their last few elements with it.
 //!
 //! The `words` module (compiled for aarch64, and for tests everywhere) is the encoder of the NEON
 //! kernel: each element becomes one 8-byte word (plus 2 bytes for varints longer than 8) by
@@ -11,8 +10,22 @@
 //! varint's length, so mixed lengths cost no mispredicted branches (prost's per-byte loop
 //! mispredicts about once per element).
 
-use super::Packed32;
+use super::{Kernel, Packed32, Words64};
 use crate::varint::{encode_varint, encoded_len_varint, int32_to_varint, zigzag32, zigzag64};
+
+/// The scalar kernel.
+pub(super) static KERNEL: Kernel = Kernel {
+    name: "scalar",
+    encoded_len_packed32,
+    encoded_len_packed64,
+    encode_packed32,
+    encode_packed64,
+};
+
+/// Eight 0x80 bytes: the continuation bits of a whole word (for the encoders that store them
+/// whole: `words` and the x86_64 kernels).
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64", test))]
+pub(super) const CONTINUATION_BITS: u64 = 0x8080_8080_8080_8080;
 
 /// The varint value protobuf writes for a `kind` element (an `i32` bit pattern for the signed
 /// kinds).
@@ -25,9 +38,11 @@ pub(super) const fn varint32(value: u32, kind: Packed32) -> u64 {
     }
 }
 
-/// The varint value of a 64-bit element: zig-zag encoded (`sint64`) if `zigzag`.
+/// The varint value of a 64-bit element (its low word first): zig-zag encoded (`sint64`) if
+/// `zigzag`.
 #[inline(always)]
-pub(super) const fn varint64(value: u64, zigzag: bool) -> u64 {
+pub(super) const fn varint64([low, high]: Words64, zigzag: bool) -> u64 {
+    let value = low as u64 | (high as u64) << 32;
     if zigzag {
         zigzag64(value as i64)
     } else {
@@ -44,39 +59,57 @@ pub(super) fn saturate(total: u64) -> usize {
 
 /// Total varint bytes of `values` read as `kind`.
 pub(super) fn encoded_len_packed32(values: &[u32], kind: Packed32) -> usize {
-    saturate(
-        values
-            .iter()
-            .map(|&v| encoded_len_varint(varint32(v, kind)) as u64)
-            .sum(),
-    )
+    // A loop per kind: the compiler does not take the match out of one loop by itself.
+    match kind {
+        Packed32::Uint32 => total_len(values, |v| varint32(v, Packed32::Uint32)),
+        Packed32::Int32 => total_len(values, |v| varint32(v, Packed32::Int32)),
+        Packed32::Sint32 => total_len(values, |v| varint32(v, Packed32::Sint32)),
+    }
 }
 
 /// Total varint bytes of `values`, zig-zag encoded first if `zigzag`.
-pub(super) fn encoded_len_packed64(values: &[u64], zigzag: bool) -> usize {
-    saturate(
-        values
-            .iter()
-            .map(|&v| encoded_len_varint(varint64(v, zigzag)) as u64)
-            .sum(),
-    )
+pub(super) fn encoded_len_packed64(values: &[Words64], zigzag: bool) -> usize {
+    match zigzag {
+        false => total_len(values, |v| varint64(v, false)),
+        true => total_len(values, |v| varint64(v, true)),
+    }
 }
 
 /// Writes the varints of `values` read as `kind` at the start of `out`; the bytes written, or
 /// `None` (after writing a prefix) if `out` is too short. Writes nothing past the varints.
 pub(super) fn encode_packed32(values: &[u32], kind: Packed32, out: &mut [u8]) -> Option<usize> {
-    let mut pos = 0;
-    for &value in values {
-        pos += encode_varint(varint32(value, kind), out.get_mut(pos..)?)?;
+    match kind {
+        Packed32::Uint32 => encode_each(values, out, |v| varint32(v, Packed32::Uint32)),
+        Packed32::Int32 => encode_each(values, out, |v| varint32(v, Packed32::Int32)),
+        Packed32::Sint32 => encode_each(values, out, |v| varint32(v, Packed32::Sint32)),
     }
-    Some(pos)
 }
 
 /// Writes the varints of `values` (zig-zag encoded first if `zigzag`) like [`encode_packed32`].
-pub(super) fn encode_packed64(values: &[u64], zigzag: bool, out: &mut [u8]) -> Option<usize> {
+pub(super) fn encode_packed64(values: &[Words64], zigzag: bool, out: &mut [u8]) -> Option<usize> {
+    match zigzag {
+        false => encode_each(values, out, |v| varint64(v, false)),
+        true => encode_each(values, out, |v| varint64(v, true)),
+    }
+}
+
+/// Total bytes of the varints `varint(value)` of `values`.
+#[inline(always)]
+fn total_len<T: Copy>(values: &[T], varint: impl Fn(T) -> u64) -> usize {
+    saturate(
+        values
+            .iter()
+            .map(|&v| encoded_len_varint(varint(v)) as u64)
+            .sum(),
+    )
+}
+
+/// Writes the varints `varint(value)` of `values` at the start of `out`, one at a time.
+#[inline(always)]
+fn encode_each<T: Copy>(values: &[T], out: &mut [u8], varint: impl Fn(T) -> u64) -> Option<usize> {
     let mut pos = 0;
     for &value in values {
-        pos += encode_varint(varint64(value, zigzag), out.get_mut(pos..)?)?;
+        pos += encode_varint(varint(value), out.get_mut(pos..)?)?;
     }
     Some(pos)
 }
@@ -84,11 +117,9 @@ pub(super) fn encode_packed64(values: &[u64], zigzag: bool, out: &mut [u8]) -> O
 /// The branchless word-at-a-time encoder (see the module documentation).
 #[cfg(any(target_arch = "aarch64", test))]
 pub(super) mod words {
-    use super::{encode_packed32, encode_packed64, varint32, varint64, Packed32};
+    use super::CONTINUATION_BITS;
+    use super::{encode_packed32, encode_packed64, varint32, varint64, Packed32, Words64};
     use crate::varint::encoded_len_varint;
-
-    /// Eight 0x80 bytes: the continuation bits of a whole word.
-    const CONTINUATION_BITS: u64 = 0x8080_8080_8080_8080;
 
     /// `CONTINUATION[len]` holds the continuation bits of the first 8 bytes of a `len`-byte
     /// varint (every byte but its last). 16 entries, so that `len & 15` needs no bounds check.
@@ -117,7 +148,7 @@ pub(super) mod words {
     /// Bits 0..56 of `value` spread 7 to a byte (byte `g` holds bits `7g..7g + 7`, top bit
     /// clear), in 12 shifts and masks: 28-bit halves into 32-bit slots, 14 into 16, 7 into 8.
     #[inline(always)]
-    pub(in crate::simd) const fn spread7(value: u64) -> u64 {
+    const fn spread7(value: u64) -> u64 {
         let v = (value & 0x0fff_ffff) | ((value << 4) & 0x0fff_ffff_0000_0000);
         let v = (v & 0x0000_3fff_0000_3fff) | ((v << 2) & 0x3fff_0000_3fff_0000);
         (v & 0x007f_007f_007f_007f) | ((v << 1) & 0x7f00_7f00_7f00_7f00)
@@ -126,7 +157,7 @@ pub(super) mod words {
     /// Bytes 8 and 9 of the varint of `value` when it is longer than 8 bytes (else 0): byte 8
     /// is bits 56..63 as they stand (bit 63 doubles as its continuation bit), byte 9 is bit 63.
     #[inline(always)]
-    pub(in crate::simd) const fn high_word(value: u64) -> u16 {
+    const fn high_word(value: u64) -> u16 {
         ((value >> 56) | (value >> 63) << 8) as u16
     }
 
@@ -134,7 +165,7 @@ pub(super) mod words {
     /// continuation bits set), bytes 8 and 9 (see [`high_word`]), and its length. Bytes past
     /// the length are zero.
     #[inline(always)]
-    pub(in crate::simd) const fn layout(value: u64) -> (u64, u16, usize) {
+    const fn layout(value: u64) -> (u64, u16, usize) {
         let len = encoded_len_varint(value);
         debug_assert!(len >= 1 && len <= 10);
         (
@@ -189,27 +220,33 @@ pub(super) mod words {
         kind: Packed32,
         out: &mut [u8],
     ) -> Option<usize> {
-        let varint = |value| varint32(value, kind);
+        // A loop per kind, as in `super::encode_packed32`.
         let tail = |rest: &[u32], out: &mut [u8]| encode_packed32(rest, kind, out);
         match kind {
-            Packed32::Uint32 | Packed32::Sint32 => encode::<_, REACH32>(values, out, varint, tail),
-            Packed32::Int32 => encode::<_, REACH64>(values, out, varint, tail),
+            Packed32::Uint32 => {
+                encode::<_, REACH32>(values, out, |v| varint32(v, Packed32::Uint32), tail)
+            }
+            Packed32::Sint32 => {
+                encode::<_, REACH32>(values, out, |v| varint32(v, Packed32::Sint32), tail)
+            }
+            Packed32::Int32 => {
+                encode::<_, REACH64>(values, out, |v| varint32(v, Packed32::Int32), tail)
+            }
         }
     }
 
     /// [`super::encode_packed64`] with whole-word stores.
     #[inline]
     pub(in crate::simd) fn encode_packed64_words(
-        values: &[u64],
+        values: &[Words64],
         zigzag: bool,
         out: &mut [u8],
     ) -> Option<usize> {
-        encode::<_, REACH64>(
-            values,
-            out,
-            |value| varint64(value, zigzag),
-            |rest, out| encode_packed64(rest, zigzag, out),
-        )
+        let tail = |rest: &[Words64], out: &mut [u8]| encode_packed64(rest, zigzag, out);
+        match zigzag {
+            false => encode::<_, REACH64>(values, out, |v| varint64(v, false), tail),
+            true => encode::<_, REACH64>(values, out, |v| varint64(v, true), tail),
+        }
     }
 
     #[cfg(test)]

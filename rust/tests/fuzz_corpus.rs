@@ -1,6 +1,6 @@
 //! The fuzz target's property on stable Rust, as part of `cargo test`: every file of the
 //! committed corpus (fuzz/corpus/runs), then seeded mutations of each (bytes flipped, words
-//! overwritten with opcodes and edge values, cut and spliced): a deterministic check that runs in
+//! overwritten with run kinds and edge values, cut and spliced): a deterministic check that runs in
 //! every `cargo test`, with no fuzzing toolchain. The coverage-guided run is `npm run fuzz`
 //! (libFuzzer, scripts/fuzz.js). `FUZZ_MUTATIONS` sets the mutations per file.
 
@@ -10,24 +10,10 @@ mod check;
 use std::fs;
 use std::path::Path;
 
+use protobufjs_rustwriter::testing::Rng;
+
 /// Mutations per corpus file by default.
 const MUTATIONS: usize = 10000;
-
-/// xorshift64*: small, seeded, good enough to pick mutations.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
 
 fn mutate(rng: &mut Rng, seed: &[u8], other: &[u8]) -> Vec<u8> {
     let mut data = seed.to_vec();
@@ -63,7 +49,7 @@ fn mutate(rng: &mut Rng, seed: &[u8], other: &[u8]) -> Vec<u8> {
                 let at = rng.below(other.len() + 1);
                 data.extend_from_slice(&other[at..]);
             }
-            _ => data.extend((0..4 * rng.below(8)).map(|_| rng.next() as u8)),
+            _ => data.extend((0..4 * rng.below(8)).map(|_| rng.next_u64() as u8)),
         }
     }
     data

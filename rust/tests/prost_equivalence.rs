@@ -5,31 +5,20 @@
 
 use prost::bytes::Buf;
 use prost::encoding::{decode_varint, int32, sint32, sint64, uint32, uint64};
-use protobufjs_rustwriter::opcode::{
+use protobufjs_rustwriter::control::{
     Run, CTL_RECORDS, CTL_RUNS, CTL_TOTAL, CTL_WORDS, MAX_RUNS, RUN_COUNT, RUN_FIRST, RUN_KIND,
     RUN_LEN, RUN_WORDS,
 };
-use protobufjs_rustwriter::runs::{encode_runs, output_bound};
+use protobufjs_rustwriter::runs::encode_runs;
+use protobufjs_rustwriter::testing::Rng;
 
-/// xorshift64*: seeded values for the tests.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    /// A value whose varint takes a random number of bytes (uniform over the length classes).
-    fn varied(&mut self) -> u64 {
-        let bits = self.next() % 65;
-        if bits == 0 {
-            0
-        } else {
-            self.next() >> (64 - bits)
-        }
+/// A value of a random bit length (uniform over 0..=64), so every varint length class occurs.
+fn varied(rng: &mut Rng) -> u64 {
+    let bits = rng.next_u64() % 65;
+    if bits == 0 {
+        0
+    } else {
+        rng.next_u64() >> (64 - bits)
     }
 }
 
@@ -95,7 +84,12 @@ fn check(cases: &[Case]) {
             }
         }
     }
-    let mut out = vec![0u8; output_bound(&ctl).unwrap()];
+    // The output block JS gives: room for the most bytes each element can take.
+    let bound = cases
+        .iter()
+        .map(|case| case.elements.len() * case.kind.max_element_bytes())
+        .sum();
+    let mut out = vec![0u8; bound];
     let total = encode_runs(&mut ctl, &values, &mut out).unwrap();
     assert_eq!(ctl[CTL_TOTAL] as usize, total);
     let mut at = 0;
@@ -148,7 +142,7 @@ fn random_runs_of_every_length_and_length_class_equal_prost() {
     let mut rng = Rng(0x5eed_0001);
     for len in (0..80).chain([127, 128, 255, 256, 1000, 4099]) {
         for &kind in &KINDS {
-            let elements = (0..len).map(|_| rng.varied()).collect();
+            let elements = (0..len).map(|_| varied(&mut rng)).collect();
             check(&[Case { kind, elements }]);
         }
     }
@@ -160,8 +154,8 @@ fn the_most_runs_one_call_allows_equal_prost() {
     let cases: Vec<Case> = (0..MAX_RUNS)
         .map(|i| Case {
             kind: KINDS[i % KINDS.len()],
-            elements: (0..(rng.next() % 40) as usize)
-                .map(|_| rng.varied())
+            elements: (0..(rng.next_u64() % 40) as usize)
+                .map(|_| varied(&mut rng))
                 .collect(),
         })
         .collect();
