@@ -57,14 +57,9 @@ function RustWriter() {
   this._region = 0;
   /** while a call converts elements (`_hold`): the `_end` to restore; else -1 */
   this._heldEnd = -1;
-  // The entries (lib/entries.js's, documented there).
+  // The entries: lib/entries.js's fields, documented and set up (empty) there.
   this._entries = memory.NO_ENTRIES;
-  this._entryEnd = 0;
-  this._fork = -1;
-  this._addedBytes = 0;
-  this._runCount = 0;
-  this._lastRun = -1;
-  this._kept = null;
+  this._clearEntries();
   // lib/memory.js places the writer in the slab (`_place`) and lends it the shared entry array.
   this._entries = memory.claim(this);
 }
