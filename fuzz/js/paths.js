@@ -1,0 +1,24 @@
+'use strict';
+
+/**
+ * The paths `npm run fuzz:js` drives every sequence through: with the addon and without it
+ * (`PROTOBUFJS_RUSTWRITER=js`, chosen when the module loads, hence a child process per path), each
+ * with the shipped thresholds and with the thresholds moved so that every packed field and every
+ * `bytes` value goes through entries (as the differential test's paths do), in 512-byte slabs so
+ * that messages also move to the large and private buffers.
+ */
+
+/** `_testing.configure` options that send everything through entries. */
+const ENTRIES = { runMin: 1, runMinTyped: 1, refMin: 1, slabBytes: 512 };
+
+/** name → `{ env, options }`: the environment of the child process and the configuration. */
+const PATHS = {
+  'native': { env: { PROTOBUFJS_RUSTWRITER: 'native' }, options: {} },
+  'native-entries': { env: { PROTOBUFJS_RUSTWRITER: 'native' }, options: ENTRIES },
+  'js': { env: { PROTOBUFJS_RUSTWRITER: 'js' }, options: {} },
+  'js-entries': { env: { PROTOBUFJS_RUSTWRITER: 'js' }, options: ENTRIES },
+};
+
+const PATH_NAMES = Object.keys(PATHS);
+
+module.exports = { PATHS, PATH_NAMES };

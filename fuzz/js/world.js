@@ -1,0 +1,505 @@
+'use strict';
+
+/**
+ * A world runs one sequence's calls on writers of one kind: RustWriter's world, or the
+ * reference world (protobufjs 8.8.1's `BufferWriter`), which also models the differences README
+ * "Compatibility with protobufjs" lists, so that the two must then agree exactly:
+ *
+ * - a BigInt given to a 64-bit method reaches the reference as the equal `Long` (values.js);
+ * - `finish()` with forks open: protobufjs leaves each placeholder byte uninitialized, RustWriter
+ *   writes 0x00; the reference's result has those bytes zeroed;
+ * - `finish(true)`: protobufjs returns a view of its buffer; its bytes are read at once, so the
+ *   aliasing never shows;
+ * - a packed fixed-size method given an object whose `length` is no array length (test/misuse.test.js
+ *   `brokenLength`): protobufjs breaks its writer, RustWriter throws a RangeError and changes
+ *   nothing; the reference throws the RangeError without calling protobufjs; the same for
+ *   `bytes`/`raw` of an array-like claiming 2 GiB or more (the size limit; protobufjs throws at
+ *   that call or the next);
+ * - arrays RustWriter keeps by reference (`keptByRef`) and reads at `finish()`: the reference
+ *   tracks where their bytes are; when one is changed in place after the call, it writes the new
+ *   bytes there, as protobufjs would have written them; while one is detached or resized (its
+ *   length differs from the call's), its writer's `finish()` throws an `Error`, until that array
+ *   is dropped (by `reset()`, or by a `finish()` that returns);
+ * - error messages differ, so only classes are compared.
+ *
+ * Hostile callbacks run in the world of the object that calls them; `self` is whichever writer's
+ * method is reading the value (the top of {@link World#stack}), `new` a fresh writer of the world's
+ * kind. Every callback and everything it sees is logged; the logs of the two worlds must match.
+ *
+ * Where protobufjs's own state becomes undefined, the writer is *tainted* (the reference world
+ * decides): a callback changes a writer (a write, `fork`, `ldelim`, `reset`) while protobufjs is
+ * inside that writer's method between reserving room and converting the values (the elements of
+ * `bytes`, `raw` and the packed methods; the argument of `float`, `double`, `fixed32`), where
+ * protobufjs writes through a stale position. Also, the reference cannot follow a varint field
+ * kept by reference whose elements change in place. A tainted writer is no longer compared; its
+ * RustWriter results are still checked for invariants (check.js).
+ */
+
+const { materialize, LONG_METHODS, HostileError, typedLength, toLong, mulberry, plainLength, isDetached } = require('./values');
+
+/** Methods that change a writer. */
+const MUTATING = new Set(['uint32', 'int32', 'sint32', 'uint64', 'int64', 'sint64', 'bool', 'fixed32', 'sfixed32',
+  'fixed64', 'sfixed64', 'float', 'double', 'bytes', 'string', 'raw', 'uint32s', 'int32s', 'sint32s', 'uint64s',
+  'int64s', 'sint64s', 'bools', 'fixed32s', 'sfixed32s', 'fixed64s', 'sfixed64s', 'floats', 'doubles', 'fork',
+  'reset', 'ldelim']);
+/** Scalar methods for which protobufjs 8.8.1 reserves room before converting the argument. */
+const CONVERTS_LATE = new Set(['float', 'double', 'fixed32', 'sfixed32']);
+/** Packed fixed-size methods (README "Compatibility": odd lengths). */
+const FIXED_PACKED = new Set(['fixed32s', 'sfixed32s', 'fixed64s', 'sfixed64s', 'floats', 'doubles', 'bools']);
+
+/**
+ * RustWriter's fast-path bounds (lib/packed.js `SHORT`, `BULK_FLOATS_MIN`): below them a packed
+ * field is written at the call whatever the thresholds. They only matter when the tests move
+ * `refMin` below 4 KiB.
+ */
+const SHORT = 128;
+const BULK_FLOATS_MIN = 16;
+
+/**
+ * Whether protobufjs 8.8.1 breaks its writer on a packed call with this `length` (as
+ * test/misuse.test.js `brokenLength`): RustWriter throws a RangeError instead.
+ * @param {string} method Method
+ * @param {*} n The `length`
+ * @returns {boolean} Whether it does
+ */
+function brokenLength(method, n) {
+  return FIXED_PACKED.has(method) && typeof n !== 'bigint' &&
+    (n * 1 !== (n * 1) >>> 0 || (method === 'bools' && typeof n !== 'number'));
+}
+
+/**
+ * How RustWriter keeps a typed-array argument by reference, per README "Compatibility" (the rows
+ * on `bytes` and on packed methods given typed arrays), or null when it reads it at the call.
+ * @param {string} method Method
+ * @param {object} d The argument's description
+ * @param {{native: boolean, runMinTyped: number, refMin: number}} t Path thresholds
+ * @returns {{kind: string, len: number, bytes: number}|null} `kind`: `bytes` or `fixed` (the
+ * array's bytes, or protobufjs's encoding of its elements, stand at the end of the call's
+ * bytes) or `varint`
+ */
+function keptByRef(method, d, t) {
+  if (d.k !== 'typed' || d.detached) return null;
+  const n = d.values ? d.values.length : d.n;
+  const type = d.type;
+  const int32 = type === 'Int32Array' || type === 'Uint32Array';
+  const big = type === 'BigInt64Array' || type === 'BigUint64Array';
+  switch (method) {
+    case 'bytes': return type === 'Uint8Array' && n >= t.refMin ? { kind: 'bytes', len: n, bytes: n } : null;
+    case 'uint32s': case 'int32s': case 'sint32s':
+      return t.native && int32 && n >= t.runMinTyped ? { kind: 'varint', len: n, bytes: 0 } : null;
+    case 'uint64s': case 'int64s': case 'sint64s':
+      return t.native && big && n >= t.runMinTyped ? { kind: 'varint', len: n, bytes: 0 } : null;
+    case 'fixed32s': case 'sfixed32s':
+      return int32 && n >= SHORT && 4 * n >= t.refMin ? { kind: 'fixed', len: n, bytes: 4 * n } : null;
+    case 'floats':
+      return type === 'Float32Array' && n >= BULK_FLOATS_MIN && 4 * n >= t.refMin ? { kind: 'fixed', len: n, bytes: 4 * n } : null;
+    case 'doubles':
+      return type === 'Float64Array' && n >= BULK_FLOATS_MIN && 8 * n >= t.refMin ? { kind: 'fixed', len: n, bytes: 8 * n } : null;
+    case 'fixed64s': case 'sfixed64s':
+      return big && 8 * n >= t.refMin ? { kind: 'fixed', len: n, bytes: 8 * n } : null;
+    default: return null;
+  }
+}
+
+/**
+ * @param {*} err Anything thrown
+ * @returns {string} Its class name
+ */
+function className(err) {
+  if (err === null || typeof err !== 'object') return `non-object ${typeof err}`;
+  return err.constructor && err.constructor.name ? err.constructor.name : 'object';
+}
+
+/**
+ * A 32-bit hash of a string (FNV-1a), for canaries.
+ * @param {string} s String
+ * @returns {number} Hash
+ */
+function hash32(s) {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
+/**
+ * The 8 marker bytes of writer `name` in the sequence of `seed`.
+ * @param {number} seed Sequence seed
+ * @param {string} name Writer name
+ * @returns {Buffer} Bytes
+ */
+function canaryBytes(seed, name) {
+  const r = mulberry(hash32(`${seed}:${name}`));
+  const b = Buffer.allocUnsafe(8);
+  for (let i = 0; i < 8; i++) b[i] = Math.floor(r() * 256);
+  b[0] = 0xc7; // never a small varint: a canary cannot start inside ordinary small data
+  return b;
+}
+
+class World {
+  /**
+   * @param {boolean} ref Whether this is the reference world
+   * @param {object} env `create()` (a writer of this world's kind), `protobuf` (for the
+   * reference's encodings), `thresholds`
+   * @param {object} seq Shared sequence state (check.js): `seed`, `taint(name, why)`,
+   * `tainted`, `keep(buf, label)`
+   */
+  constructor(ref, env, seq) {
+    this.ref = ref;
+    this.env = env;
+    this.seq = seq;
+    /** @type {Map<string, object>} live writers by name */
+    this.writers = new Map();
+    /** active writer calls, innermost last: `{name, op, unsafe}` */
+    this.stack = [];
+    /** @type {string[]} what user code ran and saw */
+    this.log = [];
+    /** @type {Map<string, ArrayBufferView[]>} typed arrays by description id */
+    this.arrays = new Map();
+    /** reference only: per writer, the arrays RustWriter keeps by reference */
+    this.pending = new Map();
+    /** RustWriter only: per writer, the names whose canaries were written to it */
+    this.wrote = new Map();
+    /** ids of values whose callback is running */
+    this.active = new Set();
+  }
+
+  /**
+   * @param {string} name Writer name
+   * @returns {Buffer} Its canary
+   */
+  canary(name) {
+    return canaryBytes(this.seq.seed, name);
+  }
+
+  /**
+   * @param {string} name Writer name
+   * @returns {object} A new writer of this world's kind, under `name`
+   */
+  create(name) {
+    const w = this.env.create();
+    this.writers.set(name, w);
+    this.pending.set(name, []);
+    this.wrote.set(name, new Set());
+    return w;
+  }
+
+  /**
+   * Keeps a typed array under its description id, for `mutate` steps.
+   * @param {string} id Id
+   * @param {ArrayBufferView} ta Typed array
+   * @returns {undefined}
+   */
+  registerArray(id, ta) {
+    if (!this.arrays.has(id)) this.arrays.set(id, []);
+    this.arrays.get(id).push(ta);
+  }
+
+  /**
+   * A hostile callback ran: logs it, notes that the method reading the value has begun
+   * converting (protobufjs has reserved room by then, see CONVERTS_LATE), and acts.
+   * @param {string} id The value's id
+   * @param {string} event What ran
+   * @param {object|null} act What it does
+   * @param {string} phase `arg`, `element` or `length` (what read the value)
+   * @returns {undefined}
+   */
+  fire(id, event, act, phase) {
+    if (this.active.has(id)) {
+      // The value's own callback made it run again (protobufjs never does; RustWriter may, when
+      // it reads a kept value at pos or finish()): logged, but not acted on, so that no callback
+      // recurses without end.
+      this.log.push(`${id} ${event} again, inside its own callback`);
+      return;
+    }
+    this.log.push(`${id} ${event}`);
+    const frame = this.stack[this.stack.length - 1];
+    if (frame !== undefined && (phase === 'element' || (phase === 'arg' && CONVERTS_LATE.has(frame.op)))) frame.unsafe = true;
+    if (!act || act.a === 'none') return;
+    this.active.add(id);
+    try {
+      this.runAct(id, act);
+    } finally {
+      this.active.delete(id);
+    }
+  }
+
+  /**
+   * Runs a callback's action: `throw`, or `do` (calls on `self`, a named writer or a `new` one,
+   * which is then finished; each result and error is logged).
+   * @param {string} id The value's id
+   * @param {object} act Action
+   * @returns {undefined}
+   */
+  runAct(id, act) {
+    if (act.a === 'throw') throw new HostileError(`hostile ${id}`);
+    if (act.a !== 'do') return;
+    let name = act.on;
+    if (act.on === 'self') {
+      const frame = this.stack[this.stack.length - 1];
+      if (frame === undefined) return;
+      name = frame.name;
+    } else if (act.on === 'new') {
+      name = `${id}+new`;
+      this.create(name);
+    }
+    for (const [op, ...args] of act.calls) {
+      let seen;
+      try {
+        const out = this.invoke(name, op, args);
+        if (out !== null && out.hex !== undefined) seen = `= ${out.hex}`;
+        if (out !== null && out.pos !== undefined) seen = `= ${out.pos}`;
+      } catch (err) {
+        if (err instanceof HostileError) throw err;
+        seen = `threw ${className(err)}`;
+      }
+      // What a tainted writer does is not compared (check.js checks its invariants).
+      if (this.seq.tainted.has(name)) seen = '(tainted)';
+      if (seen !== undefined) this.log.push(`${id} ${act.on}.${op} ${seen}`);
+    }
+    if (act.on === 'new') {
+      try {
+        this.log.push(`${id} new = ${this.invoke(name, 'finish', []).hex}`);
+      } catch (err) {
+        this.log.push(`${id} new.finish threw ${className(err)}`);
+      }
+      this.writers.delete(name);
+    }
+  }
+
+  /**
+   * Calls `op` on writer `name` with the values of `argDescs`.
+   * @param {string} name Writer name
+   * @param {string} op Method, or `finish`, `finishInto`, `pos`
+   * @param {object[]} argDescs Argument descriptions
+   * @param {object} [step] The step, when called by the sequence itself (not a callback)
+   * @returns {object|null} `{hex}` for a finish, `{pos}`, `{notThis}` when a method did not
+   * return its writer, `{}`; null when there is no such writer
+   */
+  invoke(name, op, argDescs, step) {
+    const w = this.writers.get(name);
+    if (w === undefined) return null;
+    if (this.ref && MUTATING.has(op)) {
+      for (const f of this.stack) {
+        if (f.name === name && f.unsafe) this.seq.taint(name, `a callback's ${op}() re-entered ${f.op}() on the same writer`);
+      }
+    }
+    argDescs = argDescs.map((d) => (d && d.k === 'canary' && d.of === '@this' ? { k: 'canary', of: name } : d));
+    const ctx = { long64: LONG_METHODS.has(op), phase: 'arg' };
+    const args = op === 'finishInto' ? [] : argDescs.map((d) => materialize(d, this, ctx));
+    if (!this.ref && (op === 'raw' || op === 'bytes') && argDescs[0] && argDescs[0].k === 'canary') this.wrote.get(name).add(argDescs[0].of);
+    const before = this.ref ? this.snapshot(name) : null;
+    const frame = { name, op, unsafe: false };
+    this.stack.push(frame);
+    let out;
+    try {
+      out = this.call(name, w, op, args, argDescs, step);
+    } finally {
+      this.stack.pop();
+    }
+    if (this.ref) this.track(name, w, op, argDescs, before);
+    return out;
+  }
+
+  /**
+   * The call itself.
+   * @returns {object} See {@link World#invoke}
+   */
+  call(name, w, op, args, argDescs, step) {
+    switch (op) {
+      case 'finish': {
+        this.modelFinish(name);
+        return { hex: this.resultHex(name, w, w.finish(...args), 0, step) };
+      }
+      case 'finishInto': {
+        this.modelFinish(name);
+        const [extra, offset] = argDescs;
+        const before = w.pos;
+        const target = Buffer.alloc(before + extra + (offset || 0), 0xee);
+        const returned = offset === null ? w.finishInto(target) : w.finishInto(target, offset);
+        if (returned !== target) return { hex: 'finishInto did not return its target' };
+        return { hex: this.resultHex(name, w, target, offset || 0, step) };
+      }
+      case 'pos': return { pos: w.pos };
+      default: {
+        if (this.ref && argDescs[0]) {
+          const n = plainLength(argDescs[0]);
+          if (FIXED_PACKED.has(op) && brokenLength(op, n)) throw new RangeError('modelled: RustWriter refuses a packed length that is no array length');
+          if ((op === 'bytes' || op === 'raw') && n >>> 0 >= 2 ** 31) throw new RangeError('modelled: RustWriter refuses 2 GiB or more at the call');
+        }
+        return w[op](...args) === w ? {} : { notThis: true };
+      }
+    }
+  }
+
+  /**
+   * The reference's model of `finish()` on a writer holding a kept array that was detached or
+   * resized: RustWriter throws an `Error`.
+   * @param {string} name Writer name
+   * @returns {undefined}
+   */
+  modelFinish(name) {
+    if (this.ref && this.pending.get(name).some((p) => typedLength.call(this.arrays.get(p.id)[0]) !== p.len)) {
+      throw new Error('modelled: an array kept by reference was detached or resized before finish()');
+    }
+  }
+
+  /**
+   * A finished result as hex: the reference's with open forks' placeholders zeroed; RustWriter's
+   * kept with its hash (check.js) and checked to be a `Buffer`.
+   * @param {string} name Writer name
+   * @param {object} w Writer
+   * @param {Uint8Array} out Result (or a `finishInto` target)
+   * @param {number} offset Where the message starts in `out`
+   * @param {object} [step] The sequence step, if not a callback's
+   * @returns {string} Hex
+   */
+  resultHex(name, w, out, offset, step) {
+    if (this.ref) {
+      const copy = Buffer.from(out);
+      for (const p of w.states || []) if (offset + p < copy.length) copy[offset + p] = 0;
+      return copy.toString('hex');
+    }
+    return this.seq.keep(out, name, step);
+  }
+
+  /**
+   * Reference only: the state a throwing call may be rolled back to.
+   * @param {string} name Writer name
+   * @returns {object} Snapshot
+   */
+  snapshot(name) {
+    const w = this.writers.get(name);
+    return { pos: w.pos, states: w.states ? w.states.slice() : null, pending: this.pending.get(name).map((p) => ({ ...p })) };
+  }
+
+  /**
+   * Reference only: puts writer `name` back as `snapshot` saw it (RustWriter left it unchanged by
+   * a call that threw, where protobufjs had written a length prefix: check.js accepts either).
+   * @param {string} name Writer name
+   * @param {object} snap Snapshot
+   * @returns {undefined}
+   */
+  restore(name, snap) {
+    const w = this.writers.get(name);
+    w.pos = snap.pos;
+    w.states = snap.states;
+    w.view = null;
+    this.pending.set(name, snap.pending);
+  }
+
+  /**
+   * Reference only: follows where the bytes of kept arrays are after a call, and drops those
+   * RustWriter no longer holds.
+   * @returns {undefined}
+   */
+  track(name, w, op, argDescs, before) {
+    const pending = this.pending.get(name);
+    if (pending === undefined || pending.length === 0) return;
+    if (op === 'ldelim') {
+      const delta = w.pos - before.pos;
+      const states = before.states || [];
+      const from = states.length ? states[states.length - 1] : -1;
+      for (const p of pending) {
+        if (p.start > from) {
+          p.start += delta;
+          p.offset += delta;
+        }
+      }
+    } else if (op === 'reset') {
+      this.pending.set(name, pending.filter((p) => p.start < w.pos));
+    } else if ((op === 'finish' || op === 'finishInto') && !(w.states && w.states.length)) {
+      this.pending.set(name, []); // RustWriter's result is its whole content now
+    }
+  }
+
+  /**
+   * Reference only: after a sequence step's call returned in both worlds, notes an array
+   * RustWriter keeps by reference.
+   * @param {string} name Writer name
+   * @param {object} kept From {@link keptByRef}
+   * @param {object} d The array's description
+   * @param {string} op Method
+   * @param {number} start Position before the call
+   * @returns {undefined}
+   */
+  keepPending(name, kept, d, op, start) {
+    const w = this.writers.get(name);
+    const ta = this.arrays.get(d.id)[0];
+    this.pending.get(name).push({ id: d.id, op, kind: kept.kind, len: kept.len, start, offset: w.pos - kept.bytes, elements: Array.from(ta) });
+  }
+
+  /**
+   * A `mutate` step: changes the typed array `id` (`detach`, `shrink` or `grow` its resizable
+   * buffer, or `write` new elements in place), then, in the reference, applies what RustWriter
+   * must do for each writer that keeps it.
+   * @param {object} step `{id, how, seed}`
+   * @returns {undefined}
+   */
+  mutate(step) {
+    for (const ta of this.arrays.get(step.id) || []) {
+      const ab = ta.buffer;
+      if (isDetached(ab)) continue;
+      if (step.how === 'detach') structuredClone(ab, { transfer: [ab] });
+      else if (step.how === 'shrink' && ab.resizable) ab.resize(Math.max(0, ab.byteLength - step.by));
+      else if (step.how === 'grow' && ab.resizable) ab.resize(Math.min(ab.maxByteLength, ab.byteLength + step.by));
+      else if (step.how === 'write') {
+        const r = mulberry(step.seed);
+        const n = typedLength.call(ta);
+        const big = ta instanceof BigInt64Array || ta instanceof BigUint64Array;
+        for (let i = Math.floor(r() * n); i < n; i += 1 + Math.floor(r() * 8)) {
+          const x = Math.floor(r() * 4294967296);
+          ta[i] = big ? BigInt(x) << 20n : ta instanceof Float32Array || ta instanceof Float64Array ? x / 7 : x;
+        }
+      }
+    }
+    if (!this.ref) return;
+    for (const [name, pending] of this.pending) {
+      for (const p of pending) {
+        const ta = this.arrays.get(p.id)[0];
+        // A detached or resized array makes finish() throw while its length differs (modelFinish);
+        // one of its length again is read as it is then.
+        if (p.id !== step.id || typedLength.call(ta) !== p.len) continue;
+        const now = Array.from(ta);
+        if (now.every((v, i) => Object.is(v, p.elements[i]))) continue;
+        if (p.kind === 'varint') this.seq.taint(name, 'the elements of a varint field kept by reference changed (not modelled)');
+        else this.writers.get(name).buf.set(this.encoding(p.op, ta, p.kind), p.offset);
+      }
+    }
+  }
+
+  /**
+   * What protobufjs writes for the elements of `ta` (without the length prefix).
+   * @param {string} op Method
+   * @param {ArrayBufferView} ta Typed array
+   * @param {string} kind `bytes` or `fixed`
+   * @returns {Uint8Array} Bytes
+   */
+  encoding(op, ta, kind) {
+    if (kind === 'bytes') return new Uint8Array(ta.buffer, ta.byteOffset, typedLength.call(ta)).slice();
+    const big = ta instanceof BigInt64Array || ta instanceof BigUint64Array;
+    const elements = big ? Array.from(ta, toLong) : Array.from(ta);
+    const out = new this.env.protobuf.BufferWriter()[op](elements).finish();
+    const bytes = elements.length * (op === 'fixed32s' || op === 'sfixed32s' || op === 'floats' ? 4 : 8);
+    return out.subarray(out.length - bytes);
+  }
+
+  /**
+   * `pos` of every writer: a number when `len` agrees, else a description.
+   * @returns {Object<string, number|string>} By name
+   */
+  positions() {
+    const out = {};
+    for (const [name, w] of this.writers) {
+      try {
+        const pos = w.pos;
+        const len = w.len;
+        out[name] = pos === len ? pos : `pos ${pos} but len ${len}`;
+      } catch (err) {
+        out[name] = `pos threw ${className(err)}`;
+      }
+    }
+    return out;
+  }
+}
+
+module.exports = { World, keptByRef, brokenLength, className, canaryBytes, MUTATING, FIXED_PACKED };

@@ -1,0 +1,116 @@
+'use strict';
+
+/**
+ * `npm run fuzz:js`, short: seeded hostile call sequences through RustWriter and protobufjs
+ * 8.8.1 on the four paths (fuzz/js/paths.js), each in child processes, then the checker's own
+ * tests: a corrupted byte, a kept result changed within its sequence or later, a crash and a
+ * hang must each be caught with the sequence's seed, and every entry of fuzz/js/known-bugs.js
+ * must still fail as it says.
+ *
+ * A path on which only known bugs fail is reported pending, never passing, with what failed:
+ * empty fuzz/js/known-bugs.js as the fixes land. `FUZZ_JS_COUNT` sets the sequences per path.
+ */
+
+const assert = require('assert');
+const { fuzz, format } = require('../fuzz/js/run');
+const { KNOWN_BUGS } = require('../fuzz/js/known-bugs');
+const { PATH_NAMES } = require('../fuzz/js/paths');
+
+const COUNT = Number(process.env.FUZZ_JS_COUNT || 1500);
+/** Child processes at a time: the machines this runs on have two cores. */
+const JOBS = 2;
+const quiet = { log: () => {}, write: false, jobs: JOBS, stall: 60 };
+
+describe('npm run fuzz:js (short run)', function () {
+  this.timeout(240000);
+  let report;
+
+  before(async () => {
+    report = await fuzz({ ...quiet, count: COUNT, batch: COUNT, shrinkSeconds: 10 });
+  });
+
+  for (const name of PATH_NAMES) {
+    it(`finds nothing but known bugs in ${COUNT} hostile sequences on the ${name} path`, function () {
+      assert.strictEqual(report.paths[name].sequences, COUNT, `ran ${report.paths[name].sequences} of ${COUNT} sequences`);
+      const fresh = report.fresh.filter((g) => !g.consequence && g.paths[name]);
+      assert.deepStrictEqual(fresh.map((g) => `${g.kind} ${g.op}`), [], `new failures:\n${format(report)}`);
+      const known = Object.entries(report.known).filter(([, k]) => k.paths[name]);
+      if (known.length > 0) {
+        console.log(`      ${name}: KNOWN BUGS (fuzz/js/known-bugs.js), so not passing: ` +
+          `${known.map(([bug, k]) => `${bug} × ${k.paths[name]}`).join(', ')}`);
+        this.skip();
+      }
+    });
+  }
+});
+
+describe('the fuzz:js checker', function () {
+  this.timeout(120000);
+  /** Sequences that pass on the native path and return bytes, from the first 100 (faults need them). */
+  let clean;
+
+  before(async () => {
+    const r = await fuzz({ ...quiet, paths: ['native'], count: 100, shrink: false });
+    clean = r.paths.native.clean;
+    assert.ok(clean.length >= 2, 'two of the first 100 sequences pass');
+  });
+
+  /** Runs one clean sequence (and the next clean one) with a fault injected in the harness. */
+  const faulted = (fault, seed, extra = {}) => fuzz({ ...quiet, paths: ['native'], seed, count: extra.count || 1, shrink: false, fault, faultSeed: seed, ...extra });
+
+  it('catches one corrupted byte of a result, with the seed', async () => {
+    const r = await faulted('byte', clean[0]);
+    assert.deepStrictEqual(r.fresh.map((g) => [g.kind, g.seeds[0]]), [['bytes', `native:${clean[0]}`]]);
+  });
+
+  it('catches a kept result changed within its sequence', async () => {
+    const r = await faulted('result', clean[0]);
+    assert.deepStrictEqual(r.fresh.map((g) => [g.kind, g.seeds[0]]), [['result-changed', `native:${clean[0]}`]]);
+  });
+
+  it('catches a result of an earlier sequence changed later, in the check of kept results', async () => {
+    const r = await faulted('result-late', clean[1], { seed: clean[0], count: clean[1] - clean[0] + 1, batch: 100 });
+    const changed = r.fresh.filter((g) => g.kind === 'result-changed');
+    assert.strictEqual(changed.length, 1, format(r));
+    assert.ok(changed[0].first.found === clean[1], format(r));
+  });
+
+  it('catches a crash of a batch process and names the sequence', async () => {
+    const r = await faulted('crash', clean[0] + 2, { seed: clean[0], count: 5 });
+    const crash = r.fresh.find((g) => g.kind === 'crash');
+    assert.ok(crash, format(r));
+    assert.strictEqual(crash.first.seed, clean[0] + 2);
+    assert.match(crash.first.message, /signal SIGABRT/);
+    assert.strictEqual(r.paths.native.sequences, 5, 'the sequences after the crash ran in a new process');
+  });
+
+  it('catches a hang of a batch process and names the sequence', async () => {
+    const r = await faulted('hang', clean[0] + 1, { seed: clean[0], count: 3, stall: 2 });
+    const hang = r.fresh.find((g) => g.kind === 'hang');
+    assert.ok(hang, format(r));
+    assert.strictEqual(hang.first.seed, clean[0] + 1);
+  });
+
+  it('knows no bug that no longer fails: each entry of fuzz/js/known-bugs.js still reproduces', async () => {
+    const { spawnSync } = require('child_process');
+    const fs = require('fs');
+    const os = require('os');
+    const path = require('path');
+    const { PATHS } = require('../fuzz/js/paths');
+    const { classify } = require('../fuzz/js/known-bugs');
+    const stale = [];
+    for (const bug of KNOWN_BUGS) {
+      assert.ok(bug.repro, `known bug ${bug.bug} has a repro`);
+      const file = path.join(os.tmpdir(), `fuzz-js-known-${process.pid}-${bug.bug}.json`);
+      fs.writeFileSync(file, JSON.stringify(bug.repro.desc));
+      const r = spawnSync(process.execPath, [path.join(__dirname, '..', 'fuzz', 'js', 'batch.js'), '--path', bug.repro.path, '--replay', file], {
+        env: { ...process.env, ...PATHS[bug.repro.path].env }, encoding: 'utf8',
+      });
+      fs.unlinkSync(file);
+      const message = JSON.parse(r.stdout.trim().split('\n').pop());
+      const found = message.failure && classify(message.failure);
+      if (!found || found.bug !== bug.bug) stale.push(`${bug.bug} (now: ${message.failure ? `${message.failure.kind}, ${found ? `known bug ${found.bug}` : 'unknown'}` : 'passes'})`);
+    }
+    assert.deepStrictEqual(stale, [], 'these known bugs no longer fail as listed: remove or update their entries in fuzz/js/known-bugs.js');
+  });
+});
