@@ -63,6 +63,12 @@ function createRunner(env) {
   runSequence.health = health;
   return runSequence;
 
+  /**
+   * Runs one sequence in both worlds, then the health probe; sets `runSequence.nonEmpty`
+   * (whether RustWriter returned any bytes).
+   * @param {{seed: number, steps: object[]}} desc Sequence
+   * @returns {object|null} The first failure, or null
+   */
   function runSequence(desc) {
     const state = new Sequence(desc, env);
     let failure = null;
