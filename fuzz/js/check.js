@@ -63,6 +63,12 @@ function createRunner(env) {
   runSequence.health = health;
   return runSequence;
 
+  /**
+   * Runs one sequence in both worlds, then the health probe; sets `runSequence.nonEmpty`
+   * (whether RustWriter returned any bytes).
+   * @param {{seed: number, steps: object[]}} desc Sequence
+   * @returns {object|null} The first failure, or null
+   */
   function runSequence(desc) {
     const state = new Sequence(desc, env);
     let failure = null;
@@ -246,6 +252,8 @@ class Sequence {
     if (newly.size === 0 && r.log.join('\n') !== p.log.join('\n')) {
       const f = this.fail(i, 'log', `user code ran differently: RustWriter ${JSON.stringify(r.log).slice(0, 600)}, protobufjs ${JSON.stringify(p.log).slice(0, 600)}`);
       f.logs = { R: r.log.slice(0, 200), P: p.log.slice(0, 200) };
+      const reads = (log) => log.filter((e) => / (get )?length$/.test(e)).length;
+      f.lengthReads = { R: reads(r.log), P: reads(p.log) };
       return f;
     }
     if (!tainted) {
@@ -327,12 +335,16 @@ function short(hex) {
 }
 
 /**
- * @returns {string} Where two hex strings first differ
+ * @param {string} a Hex
+ * @param {string} b Hex
+ * @returns {string} Where two hex strings first differ, with 8 bytes either side
  */
 function diffAt(a, b) {
   let k = 0;
   while (k < a.length && a[k] === b[k]) k++;
-  return `; first difference at byte ${k >> 1}`;
+  const at = (k >> 1) << 1;
+  const around = (h) => `${at > 16 ? '…' : ''}${h.slice(Math.max(0, at - 16), at)}[${h.slice(at, at + 2)}]${h.slice(at + 2, at + 18)}`;
+  return `; first difference at byte ${at >> 1}: RustWriter ${around(a)}, protobufjs ${around(b)}`;
 }
 
 module.exports = { createRunner, KINDS };

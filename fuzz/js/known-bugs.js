@@ -121,20 +121,35 @@ function signallingNaN(step) {
   return Boolean(t && t.k === 'typed' && t.type === 'Float32Array' && t.snan && t.snan.length);
 }
 
-/** How many `length` reads a log holds. */
-const lengthReads = (log) => log.filter((e) => / (get )?length$/.test(e)).length;
+/** Whether RustWriter's log shows a callback's finish() throwing where protobufjs's does not, or
+ * the other way round (`throws`: which side throws). */
+const callbackFinish = (f, throws) => Boolean(f.logs) && f.logs[throws].some((e) => /\.finish(Into)? threw Error$/.test(e)) &&
+  !f.logs[throws === 'R' ? 'P' : 'R'].some((e) => /\.finish(Into)? threw Error$/.test(e));
+
+/**
+ * Whether `step` is an element-wise call one of whose elements throws.
+ * @param {object} step Step
+ * @returns {boolean} Whether it is
+ */
+function throwsInElements(step) {
+  return Boolean(step && ELEMENTWISE.has(step.op) && step.args) &&
+    actsIn(step.args[0]).some(({ act, phase }) => phase === 'element' && act && act.a === 'throw');
+}
+
+/** Whether a step, or a callback in it, resets a writer. */
+const resets = (s) => s.op === 'reset' || (s.args || []).some((d) => actsIn(d).some(({ act }) => callsOn(act, s.w).includes('reset') || (act && act.a === 'do' && act.calls.some((c) => c[0] === 'reset'))));
 
 const KNOWN_BUGS = [
   {
     bug: '1',
     title: 'a packed method, bytes() or raw() that throws part-way keeps the room it reserved (stale bytes in the output)',
-    match: (f) => f.kind === 'after-throw' && ELEMENTWISE.has(f.op),
+    match: (f) => (f.kind === 'after-throw' && ELEMENTWISE.has(f.op)) || (f.kind === 'canary' && stepsOf(f).some(throwsInElements)),
     repro: { path: 'native', desc: {"seed": 7, "steps": [{"op": "create", "w": "w0"}, {"op": "bytes", "w": "w0", "args": [{"k": "arraylike", "length": {"k": "num", "v": 2}, "elems": [{"k": "conv", "id": "v2", "via": "valueOf", "ret": {"k": "num", "v": 0}, "act": {"a": "throw"}}]}]}]} },
   },
   {
     bug: '4-length',
     title: "a typed array's own length getter or a Proxy's length is read more often than protobufjs reads it (at the call, and at pos/finish() when kept by reference)",
-    match: (f) => f.kind === 'log' && f.logs && lengthReads(f.logs.R) !== lengthReads(f.logs.P),
+    match: (f) => f.kind === 'log' && Boolean(f.lengthReads) && f.lengthReads.R !== f.lengthReads.P,
     repro: { path: 'native', desc: {"seed": 2, "steps": [{"op": "create", "w": "w1"}, {"op": "bytes", "w": "w1", "args": [{"k": "typed", "id": "v2", "type": "Uint8Array", "lengthAct": {"a": "none"}, "values": [0]}]}]} },
   },
   {
@@ -164,15 +179,15 @@ const KNOWN_BUGS = [
   {
     bug: '4-reset-detached',
     title: 'a kept array dropped by reset() still makes finish() throw when it is detached later',
-    match: (f) => f.kind === 'error' && (f.op === 'finish' || f.op === 'finishInto') && f.threw && f.threw.R === 'Error' && f.threw.P === null &&
-      stepsOf(f).some((s) => s.op === 'reset') && stepsOf(f).some((s) => s.op === 'mutate'),
+    match: (f) => ((f.kind === 'error' && (f.op === 'finish' || f.op === 'finishInto') && f.threw && f.threw.R === 'Error' && f.threw.P === null) ||
+      (f.kind === 'log' && callbackFinish(f, 'R'))) && stepsOf(f).some(resets) && stepsOf(f).some((s) => s.op === 'mutate'),
     repro: { path: 'native', desc: {"seed": 3846, "steps": [{"op": "create", "w": "w1"}, {"op": "fork", "w": "w1"}, {"op": "sint64s", "w": "w1", "args": [{"k": "typed", "id": "v2", "type": "BigUint64Array", "n": 128, "seed": 372636949, "dist": "big", "buffer": "tracking"}]}, {"op": "reset", "w": "w1"}, {"op": "mutate", "id": "v2", "how": "grow", "by": 4096, "seed": 1851578206}, {"op": "fork", "w": "w1"}, {"op": "finish", "w": "w1", "args": []}]} },
   },
   {
     bug: '4-grown',
     title: 'a length-tracking view given to fixed32s/floats/doubles/fixed64s and then grown does not make finish() throw',
-    match: (f) => f.kind === 'error' && (f.op === 'finish' || f.op === 'finishInto') && f.threw && f.threw.R === null && f.threw.P === 'Error' &&
-      stepsOf(f).some((s) => s.op === 'mutate' && s.how === 'grow'),
+    match: (f) => ((f.kind === 'error' && (f.op === 'finish' || f.op === 'finishInto') && f.threw && f.threw.R === null && f.threw.P === 'Error') ||
+      (f.kind === 'log' && callbackFinish(f, 'P'))) && stepsOf(f).some((s) => s.op === 'mutate' && s.how === 'grow'),
     repro: { path: 'native', desc: {"seed": 0, "steps": [{"op": "create", "w": "w0"}, {"op": "doubles", "w": "w0", "args": [{"k": "typed", "id": "v1", "type": "Float64Array", "n": 2048, "seed": 1, "dist": "float", "buffer": "tracking"}]}, {"op": "mutate", "id": "v1", "how": "grow", "by": 64, "seed": 1}, {"op": "finish", "w": "w0", "args": []}]} },
   },
   {

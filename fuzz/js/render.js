@@ -177,7 +177,7 @@ class Renderer {
         for (const key of ['buffer', 'offset', 'snan', 'detached']) if (d[key] !== undefined) o[key] = d[key];
         const getter = d.lengthAct ? `, () => { log('${d.id} length'); ${this.act(d.id, d.lengthAct, ctx)} }` : '';
         let made = `(arrays.${d.id} = [typed('${d.type}', ${values}, ${JSON.stringify(o)}${getter})])[0]`;
-        if (ctx.long64 && d.type.startsWith('Big')) made = `((ta) => (ref ? Array.from(ta, toLong) : ta))(${made})`;
+        if (ctx.long64 && d.type.startsWith('Big')) made = `((ta) => (ref ? Array.from({ length: typedLength.call(ta) }, (_, i) => toLong(ta[i])) : ta))(${made})`;
         return made;
       }
       case 'data': {

@@ -15,6 +15,9 @@
  *   nothing; the reference throws the RangeError without calling protobufjs; the same for
  *   `bytes`/`raw` of an array-like claiming 2 GiB or more (the size limit; protobufjs throws at
  *   that call or the next);
+ * - not a listed difference but a protobufjs bug: a packed varint method given a `length` that is
+ *   negative or not a number reserves no room, and with a full buffer writes its length byte past the end
+ *   (finish() then returns an uninitialized byte there); the reference gets the room first;
  * - arrays RustWriter keeps by reference (`keptByRef`) and reads at `finish()`: the reference
  *   tracks where their bytes are; when one is changed in place after the call, it writes the new
  *   bytes there, as protobufjs would have written them; while one is detached or resized (its
@@ -44,6 +47,8 @@ const MUTATING = new Set(['uint32', 'int32', 'sint32', 'uint64', 'int64', 'sint6
   'reset', 'ldelim']);
 /** Scalar methods for which protobufjs 8.8.1 reserves room before converting the argument. */
 const CONVERTS_LATE = new Set(['float', 'double', 'fixed32', 'sfixed32']);
+/** Packed varint methods. */
+const VARINT_PACKED = new Set(['uint32s', 'int32s', 'sint32s', 'uint64s', 'int64s', 'sint64s']);
 /** Packed fixed-size methods (README "Compatibility": odd lengths). */
 const FIXED_PACKED = new Set(['fixed32s', 'sfixed32s', 'fixed64s', 'sfixed64s', 'floats', 'doubles', 'bools']);
 
@@ -325,6 +330,11 @@ class World {
           const n = plainLength(argDescs[0]);
           if (FIXED_PACKED.has(op) && brokenLength(op, n)) throw new RangeError('modelled: RustWriter refuses a packed length that is no array length');
           if ((op === 'bytes' || op === 'raw') && n >>> 0 >= 2 ** 31) throw new RangeError('modelled: RustWriter refuses 2 GiB or more at the call');
+          // protobufjs 8.8.1 reserves `n * 5 + 5` bytes for a packed varint field: nothing when
+          // `length` is negative or not a number, so with a full buffer its length byte lands
+          // past the end and finish() returns an uninitialized byte in its place. Room first
+          // (capacity only, no byte or position changes), so the reference writes what it means to.
+          if (VARINT_PACKED.has(op)) w._reserve(16);
         }
         return w[op](...args) === w ? {} : { notThis: true };
       }
@@ -477,7 +487,9 @@ class World {
   encoding(op, ta, kind) {
     if (kind === 'bytes') return new Uint8Array(ta.buffer, ta.byteOffset, typedLength.call(ta)).slice();
     const big = ta instanceof BigInt64Array || ta instanceof BigUint64Array;
-    const elements = big ? Array.from(ta, toLong) : Array.from(ta);
+    // A fresh view, not a JS array: storing a NaN into an array quiets it (V8 canonicalises NaNs
+    // in double arrays), which protobufjs reading the typed array does not.
+    const elements = big ? Array.from({ length: typedLength.call(ta) }, (_, i) => toLong(ta[i])) : new ta.constructor(ta.buffer, ta.byteOffset, typedLength.call(ta));
     const out = new this.env.protobuf.BufferWriter()[op](elements).finish();
     const bytes = elements.length * (op === 'fixed32s' || op === 'sfixed32s' || op === 'floats' ? 4 : 8);
     return out.subarray(out.length - bytes);
