@@ -38,11 +38,14 @@ function copyBytes(w, value, len, undoTo) {
   if (isTypedArray(value) && lengthOf(value) >= len) {
     buf.set(lengthOf(value) === len ? value : viewOf(value, len), at);
   } else {
-    w._hold(at + len);
+    w._hold(at + len, undoTo);
     try {
+      // protobuf.js copies with `set`, which reads `length` a second time: so does this (a
+      // getter sees both reads), but it copies only the `len` bytes it made room for.
+      void value.length;
       for (let i = 0; i < len; ++i) buf[at + i] = value[i];
     } catch (err) {
-      w._undo(undoTo);
+      w._undo();
       throw err;
     }
     w._release();
@@ -101,11 +104,11 @@ function write_string(value) {
     } else {
       // Not a string but something with a length, read as protobuf.js reads it: with
       // `charCodeAt`, which may run user code, so with the writer held.
-      this._hold(p + need);
+      this._hold(p + need, p - this._start);
       try {
         end = putUtf8(value, buf, p + 1);
       } catch (err) {
-        this._undo(p - this._start);
+        this._undo();
         throw err;
       }
       this._release();

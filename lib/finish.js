@@ -45,8 +45,8 @@ function finish(w) {
   if (w._entryEnd === 0) return finishFlat(w);
   if (w._kept !== null) checkKept(w);
   const runs = w._runCount > 0 ? encodeRuns(w) : null;
-  const total = resolve(w);
   const start = w._start;
+  const total = resolve(w, w._pos - start);
   if (w._fork >= 0) {
     // A fork is still open: the writer goes on as it is, so assemble a copy.
     const result = memory.allocResult(total);
@@ -196,9 +196,10 @@ function measureRun(src, kind) {
  * Computes each FIXUP's and PREFIX's length (into `lens`) and the message's size. RUN entries'
  * payload lengths must be in `lens` already.
  * @param {RustWriter} w Writer
+ * @param {number} written Bytes it wrote
  * @returns {number} Bytes of the result
  */
-function resolve(w) {
+function resolve(w, written) {
   const entries = w._entries;
   const n = w._entryEnd / ENTRY_WORDS;
   scratchFor(n);
@@ -225,7 +226,7 @@ function resolve(w) {
     }
     sums[k] = sums[k + 1] + added;
   }
-  const total = w._pos - w._start + sums[0];
+  const total = written + sums[0];
   if (total > PROTOCOL.MAX_OUTPUT) memory.tooLarge(total);
   return total;
 }
@@ -233,9 +234,10 @@ function resolve(w) {
 /**
  * Bytes `finish()` would return now, without finishing (`pos` when runs make it unknown).
  * @param {RustWriter} w Writer
+ * @param {number} written Bytes it wrote (a held writer's reserved room not counted)
  * @returns {number} Bytes
  */
-function measure(w) {
+function measure(w, written) {
   if (w._kept !== null) checkKept(w);
   const entries = w._entries;
   scratchFor(w._entryEnd / ENTRY_WORDS);
@@ -243,7 +245,7 @@ function measure(w) {
     if (entries[e + KIND] !== RUN) continue;
     lens[e / ENTRY_WORDS] = measureRun(keptElements(w._kept, entries[e + KEPT]), entries[e + RUN_OF]);
   }
-  return resolve(w);
+  return resolve(w, written);
 }
 
 /**

@@ -118,11 +118,11 @@ function writeVarints(w, value, count, loop, perElement) {
     const stop = count - i < CHUNK ? count : i + CHUNK;
     const need = (stop - i) * perElement;
     if (p + need > w._end) p = w._advance(p)._grow(need);
-    w._hold(p + need);
+    w._hold(p + need, at);
     try {
       p = loop(w._buf, p, value, i, stop);
     } catch (err) {
-      w._undo(at);
+      w._undo();
       throw err;
     }
     w._release();
@@ -149,8 +149,7 @@ function varints32(w, value, count, kind, loop, perElement) {
   // with the writer held. sint32 elements are read twice and zig-zag encoded here, as protobuf.js
   // reads them, then encoded as uint32.
   const src = new Int32Array(count);
-  const before = w._pos - w._start;
-  w._hold(w._pos);
+  w._hold(w._pos, w._pos - w._start);
   try {
     if (kind === PROTOCOL.RUN_SINT32) {
       for (let i = 0; i < count; ++i) src[i] = (value[i] << 1) ^ (value[i] >> 31);
@@ -162,7 +161,7 @@ function varints32(w, value, count, kind, loop, perElement) {
       for (let i = 0; i < count; ++i) src[i] = value[i];
     }
   } catch (err) {
-    w._undo(before);
+    w._undo();
     throw err;
   }
   w._release();
@@ -254,36 +253,49 @@ function varints64(w, value, kind, loop) {
  * @param {ArrayLike<*>} value Elements
  * @param {number} count Elements
  * @param {number} size Bytes per element
- * @param {ArrayBufferView|null} wire `value` itself if its bytes are the wire bytes, or a
- * scratch array holding them
+ * @param {ArrayBufferView|null} wire `value` itself if its bytes are the wire bytes, else null
  * @param {function(Uint8Array, number, ArrayLike<*>, number, number): number} loop Element writer
  * @returns {RustWriter} `w`
  */
 function fixedSize(w, value, count, size, wire, loop) {
   const len = count * size;
-  if (wire === value && len >= settings.refMin) return w._reference(wire, count, len);
+  if (wire !== null && len >= settings.refMin) return w._reference(wire, count, len);
   writePrefix(w, len);
-  if (wire !== null) {
-    const p = w._room(len);
-    w._buf.set(bytesOf(wire, len), p);
-    if (wire === value && typedName(value) === 'Float32Array') quietNaNs(w._buf, p, count);
-    return w._advance(p + len);
-  }
+  if (wire !== null) return copyWire(w, wire, count, len, typedName(wire) === 'Float32Array');
   const prefixed = w._pos - w._start; // protobuf.js keeps the prefix when an element throws
   for (let i = 0; i < count; i += CHUNK) {
     const stop = count - i < CHUNK ? count : i + CHUNK;
     const need = (stop - i) * size;
     const p = w._room(need);
-    w._hold(p + need);
+    w._hold(p + need, prefixed);
     try {
       loop(w._buf, p, value, i, stop);
     } catch (err) {
-      w._undo(prefixed);
+      w._undo();
       throw err;
     }
     w._release();
   }
   return w;
+}
+
+/**
+ * Writes `len` bytes of `wire`, a typed array whose bytes are the wire bytes, at the write
+ * position (after the field's prefix).
+ * @param {RustWriter} w Writer
+ * @param {ArrayBufferView} wire Elements
+ * @param {number} count Elements to write
+ * @param {number} len Their bytes
+ * @param {boolean} quiet Whether they are a caller's `Float32Array`'s, whose signalling NaNs
+ * protobuf.js writes quiet
+ * @returns {RustWriter} `w`
+ */
+function copyWire(w, wire, count, len, quiet) {
+  if (len === 0) return w; // a detached array holds nothing, and no view of its buffer can be made
+  const p = w._room(len);
+  w._buf.set(bytesOf(wire, len), p);
+  if (quiet) quietNaNs(w._buf, p, count);
+  return w._advance(p + len);
 }
 
 /**
@@ -320,16 +332,17 @@ let floatScratch = NO_FLOATS;
 let doubleScratch = NO_DOUBLES;
 
 /**
- * A float field's elements converted to the bytes of `Float32Array` or `Float64Array` with one
- * typed-array `set` (cheaper than a loop for a long plain array or a typed array of another
- * type), with the writer held; or null when a loop is cheaper or needed.
+ * Writes a float field from a long plain array (or a typed array of another type) by converting
+ * its elements with one typed-array `set` into `Float32Array` or `Float64Array` scratch, then
+ * copying their bytes: cheaper than a loop from {@link BULK_FLOATS_MIN} elements. As protobuf.js,
+ * it writes the length prefix first, and converts with the writer held.
  * @param {RustWriter} w Writer
  * @param {ArrayLike<number>} value Elements
  * @param {number} count Elements
  * @param {boolean} single Float32 (else Float64)
- * @returns {Float32Array|Float64Array|null} Converted elements, in the module's scratch
+ * @returns {RustWriter|null} `w`, or null when the field is not one for this (a loop writes it)
  */
-function convertedFloats(w, value, count, single) {
+function bulkFloats(w, value, count, single) {
   if (count < BULK_FLOATS_MIN) return null;
   const typed = typedName(value) !== undefined;
   // `set` reads `length` itself: only where that runs no user code (not a Proxy).
@@ -342,20 +355,20 @@ function convertedFloats(w, value, count, single) {
     const size = Math.max(count, 2 * scratch.length);
     scratch = single ? new Float32Array(size) : new Float64Array(size);
   }
-  const before = w._pos - w._start;
-  w._hold(w._pos);
+  const len = count * scratch.BYTES_PER_ELEMENT;
+  writePrefix(w, len);
+  w._hold(w._pos, w._pos - w._start);
   try {
     scratch.set(value);
   } catch (err) {
-    // protobuf.js writes the length prefix before it converts the elements.
-    w._undo(before);
-    writePrefix(w, count * scratch.BYTES_PER_ELEMENT);
+    w._undo();
     throw err;
   }
   w._release();
+  copyWire(w, scratch, count, len, false);
   if (single) floatScratch = scratch;
   else doubleScratch = scratch;
-  return scratch;
+  return w;
 }
 
 /** @type {function(Uint8Array, number, ArrayLike<number>, number, number): number} */
@@ -476,8 +489,9 @@ function write_fixed32s(value) {
  */
 function write_floats(value) {
   const count = countOf(value.length, FIXED);
-  const wire = ownWire(value, count, 'Float32Array') || convertedFloats(this, value, count, true);
-  return fixedSize(this, value, count, 4, wire, loopFloat);
+  const own = ownWire(value, count, 'Float32Array');
+  if (own !== null) return fixedSize(this, value, count, 4, own, loopFloat);
+  return bulkFloats(this, value, count, true) || fixedSize(this, value, count, 4, null, loopFloat);
 }
 
 /**
@@ -488,8 +502,9 @@ function write_floats(value) {
  */
 function write_doubles(value) {
   const count = countOf(value.length, FIXED);
-  const wire = ownWire(value, count, 'Float64Array') || convertedFloats(this, value, count, false);
-  return fixedSize(this, value, count, 8, wire, loopDouble);
+  const own = ownWire(value, count, 'Float64Array');
+  if (own !== null) return fixedSize(this, value, count, 8, own, loopDouble);
+  return bulkFloats(this, value, count, false) || fixedSize(this, value, count, 8, null, loopDouble);
 }
 
 /**

@@ -11,7 +11,7 @@
  * The class is this module and the methods of three others: lib/entries.js's (which own the
  * entry fields), lib/bytes.js's (`bytes`, `raw`, `string`) and lib/packed.js's (the packed
  * methods); the last two have no fields of their own. Only this module changes the region fields
- * (`_buf`, `_start`, `_pos`, `_end`, `_region`, `_heldEnd`): the other modules read them and ask
+ * (`_buf`, `_start`, `_pos`, `_end`, `_region`, `_heldEnd`, `_heldAt`): the other modules read them and ask
  * through the methods marked as theirs (`_room`, `_advance`, `_hold`, `_place`, `_sealWith`…).
  *
  * A conversion may run user code (`valueOf`, `toString`, getters, Proxies), even code that writes
@@ -55,8 +55,10 @@ function RustWriter() {
   this._end = 0;
   /** where `_buf` comes from: lib/memory.js `SLAB`, `LARGE`, `PRIVATE` or `SEALED` */
   this._region = 0;
-  /** while a call converts elements (`_hold`): the `_end` to restore; else -1 */
+  /** while a call converts elements (`_hold`): the `_end` to restore, else -1; and the offset
+   * `pos` reports meanwhile */
   this._heldEnd = -1;
+  this._heldAt = 0;
   // The entries: lib/entries.js's fields, documented and set up (empty) there.
   this._entries = memory.NO_ENTRIES;
   this._clearEntries();
@@ -191,14 +193,18 @@ function heldError() {
 /**
  * Holds this writer while a call converts elements, which may run user code: `_pos` moves to
  * `mark`, the end of the room the call writes into, so that the room is reserved; `_end` makes
- * any write go to `_grow`, which refuses it, as `ldelim`, `reset` and `finish` do.
+ * any write go to `_grow`, which refuses it, as `ldelim`, `reset` and `finish` do. Meanwhile
+ * `pos` reports `at`, where protobuf.js's writer stands while it converts, and where `_undo`
+ * goes back to.
  * @param {number} mark End of the reserved room
+ * @param {number} at Offset from the region's start of protobuf.js's position meanwhile
  * @returns {undefined}
  * @private
  */
-RustWriter.prototype._hold = function _hold(mark) {
+RustWriter.prototype._hold = function _hold(mark, at) {
   this._pos = mark;
   this._heldEnd = this._end;
+  this._heldAt = at;
   this._end = HELD_END;
 };
 
@@ -214,16 +220,14 @@ RustWriter.prototype._release = function _release() {
 };
 
 /**
- * Ends a hold whose conversion threw: the write position goes back to `offset` bytes from the
- * region's start, where protobuf.js's writer leaves it, so nothing written during the call is
- * ever returned.
- * @param {number} offset Offset from the region's start
+ * Ends a hold whose conversion threw: the write position goes back to where protobuf.js's writer
+ * stands (`_hold`'s `at`), so nothing written during the call is ever returned.
  * @returns {undefined}
  * @private
  */
-RustWriter.prototype._undo = function _undo(offset) {
+RustWriter.prototype._undo = function _undo() {
+  this._pos = this._start + this._heldAt;
   this._release();
-  this._pos = this._start + offset;
 };
 
 /**
@@ -523,7 +527,8 @@ RustWriter.prototype.finishInto = function finishInto(buf, offset) {
  * @returns {number} Bytes
  */
 function get_pos() {
-  return this._runCount === 0 ? this._pos - this._start + this._addedBytes : measure(this);
+  const bytes = this._heldEnd >= 0 ? this._heldAt : this._pos - this._start;
+  return this._runCount === 0 ? bytes + this._addedBytes : measure(this, bytes);
 }
 
 Object.defineProperties(RustWriter.prototype, {
