@@ -21,6 +21,29 @@ const COUNT = Number(process.env.FUZZ_JS_COUNT || 1500);
 const JOBS = 2;
 const quiet = { log: () => {}, write: false, jobs: JOBS, stall: 60 };
 
+/**
+ * Runs one sequence description in a child process on its path (fuzz/js/batch.js --replay).
+ * @param {{path: string, desc: object}} repro Path and sequence
+ * @returns {object} The batch's last message (`failure` when it failed)
+ */
+function replay(repro) {
+  const { spawnSync } = require('child_process');
+  const fs = require('fs');
+  const os = require('os');
+  const path = require('path');
+  const { PATHS } = require('../fuzz/js/paths');
+  const file = path.join(os.tmpdir(), `fuzz-js-replay-${process.pid}-${repro.desc.seed}.json`);
+  fs.writeFileSync(file, JSON.stringify(repro.desc));
+  try {
+    const r = spawnSync(process.execPath, [path.join(__dirname, '..', 'fuzz', 'js', 'batch.js'), '--path', repro.path, '--replay', file], {
+      env: { ...process.env, ...PATHS[repro.path].env }, encoding: 'utf8',
+    });
+    return JSON.parse(r.stdout.trim().split('\n').pop());
+  } finally {
+    fs.unlinkSync(file);
+  }
+}
+
 describe('npm run fuzz:js (short run)', function () {
   this.timeout(240000);
   let report;
@@ -91,26 +114,23 @@ describe('the fuzz:js checker', function () {
     assert.strictEqual(hang.first.seed, clean[0] + 1);
   });
 
-  it('knows no bug that no longer fails: each entry of fuzz/js/known-bugs.js still reproduces', async () => {
-    const { spawnSync } = require('child_process');
-    const fs = require('fs');
-    const os = require('os');
-    const path = require('path');
-    const { PATHS } = require('../fuzz/js/paths');
+  it('knows no bug that no longer fails: each entry of fuzz/js/known-bugs.js still reproduces', () => {
     const { classify } = require('../fuzz/js/known-bugs');
     const stale = [];
     for (const bug of KNOWN_BUGS) {
       assert.ok(bug.repro, `known bug ${bug.bug} has a repro`);
-      const file = path.join(os.tmpdir(), `fuzz-js-known-${process.pid}-${bug.bug}.json`);
-      fs.writeFileSync(file, JSON.stringify(bug.repro.desc));
-      const r = spawnSync(process.execPath, [path.join(__dirname, '..', 'fuzz', 'js', 'batch.js'), '--path', bug.repro.path, '--replay', file], {
-        env: { ...process.env, ...PATHS[bug.repro.path].env }, encoding: 'utf8',
-      });
-      fs.unlinkSync(file);
-      const message = JSON.parse(r.stdout.trim().split('\n').pop());
+      const message = replay(bug.repro);
       const found = message.failure && classify(message.failure);
       if (!found || found.bug !== bug.bug) stale.push(`${bug.bug} (now: ${message.failure ? `${message.failure.kind}, ${found ? `known bug ${found.bug}` : 'unknown'}` : 'passes'})`);
     }
     assert.deepStrictEqual(stale, [], 'these known bugs no longer fail as listed: remove or update their entries in fuzz/js/known-bugs.js');
+  });
+
+  it('passes the minimal sequence of every bug it found and that was fixed (fuzz/js/fixed-bugs.js)', () => {
+    const { FIXED_BUGS } = require('../fuzz/js/fixed-bugs');
+    assert.ok(FIXED_BUGS.length > 0);
+    const failing = FIXED_BUGS.map((bug) => [bug.bug, replay(bug.repro)]).filter(([, message]) => message.failure)
+      .map(([bug, message]) => `${bug}: ${message.failure.kind}: ${message.failure.message}`);
+    assert.deepStrictEqual(failing, []);
   });
 });

@@ -41,7 +41,7 @@ if (RustWriter.native !== (route.env.PROTOBUFJS_RUSTWRITER === 'native')) {
 }
 _testing.configure(route.options);
 const settings = _testing.configure({});
-const thresholds = { native: RustWriter.native, runMinTyped: settings.runMinTyped, refMin: settings.refMin };
+const thresholds = { native: RustWriter.native, runMin: settings.runMin, runMinTyped: settings.runMinTyped, refMin: settings.refMin };
 
 /**
  * @param {string[]} argv Arguments
@@ -170,8 +170,7 @@ function runBatch() {
         send({ type: 'stopped', next: seed + 1, why: broken !== null ? `the module is broken (${broken})` : `${failed.length} failures` });
         return;
       }
-    }
-    else if (run.nonEmpty && clean.length < 10) clean.push(seed);
+    } else if (run.nonEmpty && clean.length < 10) clean.push(seed);
     if ((k + 1) % checkEvery === 0 || k + 1 === seeds.length) checkStore(seed);
     if ((k + 1) % 100 === 0) send({ type: 'progress', done: k + 1 });
   }

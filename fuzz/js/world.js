@@ -29,11 +29,19 @@
  * method is reading the value (the top of {@link World#stack}), `new` a fresh writer of the world's
  * kind. Every callback and everything it sees is logged; the logs of the two worlds must match.
  *
+ * - a callback that writes to, resets, forks, closes or finishes the writer whose packed method,
+ *   `bytes` or `raw` is converting its elements (RustWriter *holds* that writer: see
+ *   lib/writer.js): protobufjs interleaves the two and corrupts both, RustWriter throws an `Error`
+ *   from the callback's call; the reference throws that `Error` instead of calling protobufjs,
+ *   whose writer then goes on as RustWriter's does (`HOLDING`);
+ * - `pos`, when RustWriter must measure (a varint field it keeps by reference is live) and an
+ *   array it keeps was detached or resized: RustWriter throws `finish()`'s `Error`;
+ *
  * Where protobufjs's own state becomes undefined, the writer is *tainted* (the reference world
  * decides): a callback changes a writer (a write, `fork`, `ldelim`, `reset`) while protobufjs is
- * inside that writer's method between reserving room and converting the values (the elements of
- * `bytes`, `raw` and the packed methods; the argument of `float`, `double`, `fixed32`), where
- * protobufjs writes through a stale position. Also, the reference cannot follow a varint field
+ * inside that writer's method between reserving room and converting the values, and RustWriter
+ * does not hold it (the argument of `float`, `double`, `fixed32`, which RustWriter converts
+ * before it touches the writer), where protobufjs writes through a stale position. Also, the reference cannot follow a varint field
  * kept by reference whose elements change in place. A tainted writer is no longer compared; its
  * RustWriter results are still checked for invariants (check.js).
  */
@@ -47,6 +55,14 @@ const MUTATING = new Set(['uint32', 'int32', 'sint32', 'uint64', 'int64', 'sint6
   'reset', 'ldelim']);
 /** Scalar methods for which protobufjs 8.8.1 reserves room before converting the argument. */
 const CONVERTS_LATE = new Set(['float', 'double', 'fixed32', 'sfixed32']);
+/** Methods that hold their writer while they convert its elements (lib/writer.js `_hold`): a
+ * call on that writer from a callback then throws an `Error`, and `pos` reads protobufjs's. */
+const HOLDING = new Set(['bytes', 'raw', 'uint32s', 'int32s', 'sint32s', 'uint64s', 'int64s', 'sint64s', 'bools',
+  'fixed32s', 'sfixed32s', 'fixed64s', 'sfixed64s', 'floats', 'doubles']);
+/** What a held writer refuses. */
+const REFUSED_WHEN_HELD = new Set([...MUTATING, 'finish', 'finishInto']);
+/** Methods that read an array-like's `length` a second time, inside the hold (protobufjs's `set`). */
+const SECOND_LENGTH = new Set(['bytes', 'raw']);
 /** Packed varint methods. */
 const VARINT_PACKED = new Set(['uint32s', 'int32s', 'sint32s', 'uint64s', 'int64s', 'sint64s']);
 /** Packed fixed-size methods (README "Compatibility": odd lengths). */
@@ -104,6 +120,27 @@ function keptByRef(method, d, t) {
       return big && 8 * n >= t.refMin ? { kind: 'fixed', len: n, bytes: 8 * n } : null;
     default: return null;
   }
+}
+
+/** RustWriter's cap on RUN entries per message (protocol.json `MAX_RUNS`): past it, JS writes them. */
+const MAX_RUNS = require('../../protocol.json').MAX_RUNS;
+
+/**
+ * Whether RustWriter hands a packed varint field converted from something other than a typed
+ * array it keeps (a plain array, an array-like, a Proxy) to the native encoder as a RUN entry
+ * (lib/packed.js `varints32`): its `pos` then measures, so it throws when a kept array changed.
+ * @param {string} method Method
+ * @param {object} d The argument's description
+ * @param {{native: boolean, runMin: number, runMinTyped: number}} t Path thresholds
+ * @param {number} runs RUN entries the writer holds
+ * @returns {boolean} Whether it does
+ */
+function convertedRun(method, d, t, runs) {
+  if (!t.native || runs >= MAX_RUNS || !['uint32s', 'int32s', 'sint32s'].includes(method) || !d) return false;
+  if (d.k === 'typed' && !d.detached && (d.type === 'Int32Array' || d.type === 'Uint32Array')) return false; // kept, or short
+  const n = plainLength(d);
+  const count = n === n >>> 0 ? n : n * 1 > 0 ? Math.ceil(n * 1) : 0;
+  return count >= Math.min(SHORT, t.runMinTyped) && count >= t.runMin;
 }
 
 /**
@@ -218,7 +255,9 @@ class World {
     }
     this.log.push(`${id} ${event}`);
     const frame = this.stack[this.stack.length - 1];
-    if (frame !== undefined && (phase === 'element' || (phase === 'arg' && CONVERTS_LATE.has(frame.op)))) frame.unsafe = true;
+    if (frame !== undefined && phase === 'length' && SECOND_LENGTH.has(frame.op) && ++frame.lengthReads === 2) frame.held = true;
+    if (frame !== undefined && phase === 'element' && HOLDING.has(frame.op)) frame.held = true;
+    else if (frame !== undefined && phase === 'arg' && CONVERTS_LATE.has(frame.op)) frame.unsafe = true;
     if (!act || act.a === 'none') return;
     this.active.add(id);
     try {
@@ -283,6 +322,9 @@ class World {
   invoke(name, op, argDescs, step) {
     const w = this.writers.get(name);
     if (w === undefined) return null;
+    if (this.ref && REFUSED_WHEN_HELD.has(op) && this.stack.some((f) => f.name === name && f.held)) {
+      throw new Error(`modelled: RustWriter refuses ${op}() from inside a conversion of the same writer`);
+    }
     if (this.ref && MUTATING.has(op)) {
       for (const f of this.stack) {
         if (f.name === name && f.unsafe) this.seq.taint(name, `a callback's ${op}() re-entered ${f.op}() on the same writer`);
@@ -293,7 +335,7 @@ class World {
     const args = op === 'finishInto' ? [] : argDescs.map((d) => materialize(d, this, ctx));
     if (!this.ref && (op === 'raw' || op === 'bytes') && argDescs[0] && argDescs[0].k === 'canary') this.wrote.get(name).add(argDescs[0].of);
     const before = this.ref ? this.snapshot(name) : null;
-    const frame = { name, op, unsafe: false };
+    const frame = { name, op, unsafe: false, held: false, lengthReads: 0 };
     this.stack.push(frame);
     let out;
     try {
@@ -324,7 +366,9 @@ class World {
         if (returned !== target) return { hex: 'finishInto did not return its target' };
         return { hex: this.resultHex(name, w, target, offset || 0, step) };
       }
-      case 'pos': return { pos: w.pos };
+      case 'pos':
+        this.modelPos(name);
+        return { pos: w.pos };
       default: {
         if (this.ref && argDescs[0]) {
           const n = plainLength(argDescs[0]);
@@ -348,9 +392,21 @@ class World {
    * @returns {undefined}
    */
   modelFinish(name) {
-    if (this.ref && this.pending.get(name).some((p) => typedLength.call(this.arrays.get(p.id)[0]) !== p.len)) {
+    if (this.ref && this.pending.get(name).some((p) => p.id !== undefined && typedLength.call(this.arrays.get(p.id)[0]) !== p.len)) {
       throw new Error('modelled: an array kept by reference was detached or resized before finish()');
     }
+  }
+
+  /**
+   * The reference's model of `pos` when RustWriter must measure (it keeps a varint field by
+   * reference) and an array it keeps was detached or resized: RustWriter throws `finish()`'s
+   * `Error`.
+   * @param {string} name Writer name
+   * @returns {undefined}
+   */
+  modelPos(name) {
+    const pending = this.ref ? this.pending.get(name) : [];
+    if (pending.some((p) => p.kind === 'varint' || p.kind === 'run')) this.modelFinish(name);
   }
 
   /**
@@ -439,6 +495,26 @@ class World {
   }
 
   /**
+   * Reference only: after a sequence step's call returned in both worlds, notes a RUN entry
+   * RustWriter made of a converted packed field ({@link convertedRun}).
+   * @param {string} name Writer name
+   * @param {number} start Position before the call
+   * @returns {undefined}
+   */
+  keepRun(name, start) {
+    this.pending.get(name).push({ kind: 'run', start, offset: start });
+  }
+
+  /**
+   * RUN entries writer `name` holds in RustWriter, as the reference follows them.
+   * @param {string} name Writer name
+   * @returns {number} Count
+   */
+  runCount(name) {
+    return this.pending.get(name).filter((p) => p.kind === 'varint' || p.kind === 'run').length;
+  }
+
+  /**
    * A `mutate` step: changes the typed array `id` (`detach`, `shrink` or `grow` its resizable
    * buffer, or `write` new elements in place), then, in the reference, applies what RustWriter
    * must do for each writer that keeps it.
@@ -465,10 +541,11 @@ class World {
     if (!this.ref) return;
     for (const [name, pending] of this.pending) {
       for (const p of pending) {
+        if (p.id !== step.id) continue;
         const ta = this.arrays.get(p.id)[0];
         // A detached or resized array makes finish() throw while its length differs (modelFinish);
         // one of its length again is read as it is then.
-        if (p.id !== step.id || typedLength.call(ta) !== p.len) continue;
+        if (typedLength.call(ta) !== p.len) continue;
         const now = Array.from(ta);
         if (now.every((v, i) => Object.is(v, p.elements[i]))) continue;
         if (p.kind === 'varint') this.seq.taint(name, 'the elements of a varint field kept by reference changed (not modelled)');
@@ -503,6 +580,7 @@ class World {
     const out = {};
     for (const [name, w] of this.writers) {
       try {
+        this.modelPos(name);
         const pos = w.pos;
         const len = w.len;
         out[name] = pos === len ? pos : `pos ${pos} but len ${len}`;
@@ -514,4 +592,5 @@ class World {
   }
 }
 
-module.exports = { World, keptByRef, brokenLength, className, canaryBytes, MUTATING, FIXED_PACKED };
+module.exports = {
+  convertedRun, World, keptByRef, brokenLength, className, canaryBytes, MUTATING, FIXED_PACKED };
