@@ -10,11 +10,12 @@
  *
  * Options: `--seeds a,b,…` (a list instead of a range), `--store N` results kept in the reservoir
  * (50,000), `--check-every N` sequences between reservoir checks (5,000), `--watch S` (keep only
- * sequence S's results and check them after every sequence: which one changes them), `--trace` (each seed to stderr before it runs, to find the
- * sequence a crash happened in), `--full-known` (report the first failure of each known bug in
- * full, to shrink it), `--fault byte|result|result-late|crash|hang --fault-seed S` (self-tests:
- * in sequence S, corrupt one byte of one result before it is compared, corrupt one kept result,
- * corrupt a kept result of an earlier sequence, abort, or loop for ever).
+ * sequence S's results and check them after every sequence: which one changes them), `--trace`
+ * (each seed to stderr before it runs, to find the sequence a crash happened in), `--full-known`
+ * (report the first failure of each known bug in full, to shrink it),
+ * `--fault byte|result|result-late|crash|hang --fault-seed S` (self-tests: in sequence S, corrupt
+ * one byte of one result before it is compared, corrupt one kept result, corrupt a kept result of
+ * an earlier sequence, abort, or loop for ever).
  *
  * The path's environment (`PROTOBUFJS_RUSTWRITER`) is set by the parent; the configuration is
  * applied here with `_testing.configure`.
@@ -41,7 +42,12 @@ if (RustWriter.native !== (route.env.PROTOBUFJS_RUSTWRITER === 'native')) {
 }
 _testing.configure(route.options);
 const settings = _testing.configure({});
-const thresholds = { native: RustWriter.native, runMin: settings.runMin, runMinTyped: settings.runMinTyped, refMin: settings.refMin };
+const thresholds = {
+  native: RustWriter.native,
+  runMin: settings.runMin,
+  runMinTyped: settings.runMinTyped,
+  refMin: settings.refMin,
+};
 
 /**
  * @param {string[]} argv Arguments
@@ -91,7 +97,9 @@ function freshRunner() {
   }
   const fresh = require('../..');
   fresh._testing.configure(PATHS[args.path].options);
-  return createRunner({ RustWriter: fresh.RustWriter, protobuf, thresholds, store: null, fault: null, path: args.path });
+  return createRunner({
+    RustWriter: fresh.RustWriter, protobuf, thresholds, store: null, fault: null, path: args.path,
+  });
 }
 
 if (args.replay) {
@@ -153,7 +161,8 @@ function runBatch() {
     if (faulted && args.fault === 'hang') for (;;);
     const failure = (faulted && faulty !== null ? faulty : run)(generate(seed));
     if (faulted && args.fault === 'result-late') {
-      const victim = store.kept.find((e) => e.seed !== seed && e.bytes.length > 0); // self-test: an earlier result changes
+      // self-test: an earlier result changes
+      const victim = store.kept.find((e) => e.seed !== seed && e.bytes.length > 0);
       if (victim) victim.bytes[0] ^= 1;
     }
     if (failure !== null) {

@@ -146,7 +146,9 @@ class Sequence {
    * @returns {object} Failure
    */
   fail(index, kind, message) {
-    const steps = index === null ? this.executed.concat(this.desc.steps.slice(this.executed.length)) : this.executed.slice(0, index + 1);
+    const steps = index === null
+      ? this.executed.concat(this.desc.steps.slice(this.executed.length))
+      : this.executed.slice(0, index + 1);
     const step = index === null ? null : this.executed[index];
     return {
       kind, message, seed: this.seed, path: this.env.path, step: index, op: step ? step.op : null,

@@ -31,7 +31,9 @@ const PACKED_FLOAT = ['floats', 'doubles'];
 const EDGES = [];
 for (let k = 1; k <= 9; k++) EDGES.push(2 ** (7 * k) - 1, 2 ** (7 * k), -(2 ** (7 * k)));
 
-const ODD_NUMBERS = [0, -0, -1, 1.9, -1.5, -0.5, 2 ** 31, -(2 ** 31) - 1, 2 ** 32, 1e20, -1e20, NaN, Infinity, -Infinity, 2 ** 53];
+const ODD_NUMBERS = [
+  0, -0, -1, 1.9, -1.5, -0.5, 2 ** 31, -(2 ** 31) - 1, 2 ** 32, 1e20, -1e20, NaN, Infinity, -Infinity, 2 ** 53,
+];
 const ODD_STRINGS = ['300', ' 12 ', '0x10', '1e3', 'abc', ''];
 const ODD_LITERALS = ['null', 'undefined', 'true', 'false', '[7]', '{}'];
 const DECIMALS = ['18446744073709551615', '9223372036854775807', '-9223372036854775808', '-5', '+5', ' 12', '12abc', '1.5', 'abc'];
@@ -175,7 +177,9 @@ class Generator {
   /** @returns {object} A float description */
   float() {
     const { r } = this;
-    return this.chance(0.3) ? this.number32() : num(r.pick([0, -0, 1.5, -2.25, 3.4028235e38, 1e39, 1e-46, NaN, Infinity, (r() - 0.5) * 1e6]));
+    return this.chance(0.3)
+      ? this.number32()
+      : num(r.pick([0, -0, 1.5, -2.25, 3.4028235e38, 1e39, 1e-46, NaN, Infinity, (r() - 0.5) * 1e6]));
   }
 
   /**
@@ -332,7 +336,9 @@ class Generator {
   bytesValue() {
     const { r } = this;
     const roll = r();
-    const n = this.chance(0.85) ? r.pick([0, 1, 3, 10, 127, 128, 129, r.int(300)]) : this.chance(0.8) ? r.pick([4095, 4096, 4097, 8192]) : r.pick([16383, 16384, 16385]);
+    const n = this.chance(0.85) ? r.pick([0, 1, 3, 10, 127, 128, 129, r.int(300)])
+      : this.chance(0.8) ? r.pick([4095, 4096, 4097, 8192])
+      : r.pick([16383, 16384, 16385]);
     if (roll < 0.45) return { k: 'data', n, seed: r.int(2 ** 31), form: r.pick(['buffer', 'u8', 'array', 'base64']) };
     if (roll < 0.7) return this.typedValue('Uint8Array', n, 'word');
     if (roll < 0.75) return this.typedValue(r.pick(['Uint16Array', 'Int8Array', 'Float64Array', 'BigInt64Array']), Math.min(n, 300), 'word');

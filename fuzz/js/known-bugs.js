@@ -11,7 +11,10 @@
  * fixed (fuzz/js/fixed-bugs.js keeps their sequences as regressions).
  */
 
-/** @type {Array<{bug: string, title: string, match: function(object): boolean, repro: {path: string, desc: object}}>} */
+/**
+ * @type {Array<{bug: string, title: string, match: function(object): boolean,
+ *   repro: {path: string, desc: object}}>}
+ */
 const KNOWN_BUGS = [];
 
 /**

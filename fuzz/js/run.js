@@ -37,7 +37,8 @@ const OUT = path.join(__dirname, '..', '..', 'target', 'fuzz-js');
  * @param {string[]} argv Its arguments
  * @param {{stall: number, onLine?: function(object): undefined}} options Seconds without output
  * before it counts as hung; a handler for each message
- * @returns {Promise<{messages: object[], code: number|null, signal: string|null, hung: boolean, stderr: string}>} What happened
+ * @returns {Promise<{messages: object[], code: number|null, signal: string|null, hung: boolean,
+ *   stderr: string}>} What happened
  */
 function child(pathName, argv, options) {
   return new Promise((resolve) => {
@@ -149,7 +150,9 @@ async function fuzz(o) {
   };
   const tasks = [];
   for (const p of options.paths) {
-    for (let s = 0; s < options.count; s += options.batch) tasks.push({ path: p, seed: options.seed + s, count: Math.min(options.batch, options.count - s) });
+    for (let s = 0; s < options.count; s += options.batch) {
+      tasks.push({ path: p, seed: options.seed + s, count: Math.min(options.batch, options.count - s) });
+    }
   }
   const started = Date.now();
   let lastLog = 0;
@@ -189,12 +192,16 @@ async function fuzz(o) {
     } else if (stopped) {
       st.sequences += stopped.next - task.seed - done;
       options.log(`fuzz:js ${task.path}: batch stopped after seed ${stopped.next - 1}: ${stopped.why}; going on in a fresh process`);
-      if (stopped.next < task.seed + task.count) tasks.push({ path: task.path, seed: stopped.next, count: task.seed + task.count - stopped.next });
+      if (stopped.next < task.seed + task.count) {
+        tasks.push({ path: task.path, seed: stopped.next, count: task.seed + task.count - stopped.next });
+      }
     } else {
       const culprit = await findCulprit(task, done, result, extra);
       addFailure(culprit);
       st.sequences += culprit.seed + 1 - task.seed - done;
-      if (culprit.seed + 1 < task.seed + task.count) tasks.push({ path: task.path, seed: culprit.seed + 1, count: task.seed + task.count - culprit.seed - 1 });
+      if (culprit.seed + 1 < task.seed + task.count) {
+        tasks.push({ path: task.path, seed: culprit.seed + 1, count: task.seed + task.count - culprit.seed - 1 });
+      }
     }
   }
 
@@ -236,12 +243,18 @@ async function fuzz(o) {
     else if (options.shrink) await shrinkGroup(g, options);
   }
   if (options.shrinkKnown) {
-    for (const k of Object.values(known)) if (k.first) await shrinkGroup(Object.assign(k, { kind: k.first.kind }), options);
+    for (const k of Object.values(known)) {
+      if (k.first) await shrinkGroup(Object.assign(k, { kind: k.first.kind }), options);
+    }
   }
   return {
     ms,
     paths: Object.fromEntries(Object.entries(stats).map(([p, s]) => [p, {
-      sequences: s.sequences, ms: s.ms, rate: s.sequences / (s.ms / 1000), maxRSS: s.maxRSS, clean: s.clean.sort((a, b) => a - b),
+      sequences: s.sequences,
+      ms: s.ms,
+      rate: s.sequences / (s.ms / 1000),
+      maxRSS: s.maxRSS,
+      clean: s.clean.sort((a, b) => a - b),
     }])),
     failing, known, fresh: [...fresh.values()],
   };
@@ -337,7 +350,11 @@ async function shrinkGroup(g, options) {
   }
   g.shrunk = shrunk;
   g.script = render(shrunk.desc, {
-    path: f.path, kind: shrunk.failure.kind, message: shrunk.failure.message, env: PATHS[f.path].env, options: PATHS[f.path].options,
+    path: f.path,
+    kind: shrunk.failure.kind,
+    message: shrunk.failure.message,
+    env: PATHS[f.path].env,
+    options: PATHS[f.path].options,
   });
   if (options.write) {
     fs.mkdirSync(OUT, { recursive: true });

@@ -1,11 +1,11 @@
 'use strict';
 
 /**
- * Shrinks a failing sequence to a minimal one that fails the same way (same kind, same method
- * at the failing step, the same known bug or none): greedy passes that delete steps (halves, quarters, … single steps), then
- * simplify each argument (hostile values to plain ones, actions to nothing or fewer calls,
- * arrays and strings shorter, numbers to 0 and 1, generated data written out), until no pass
- * helps or the time is up.
+ * Shrinks a failing sequence to a minimal one that fails the same way (same kind, same method at
+ * the failing step, the same known bug or none): greedy passes that delete steps (halves,
+ * quarters, … single steps), then simplify each argument (hostile values to plain ones, actions to
+ * nothing or fewer calls, arrays and strings shorter, numbers to 0 and 1, generated data written
+ * out), until no pass helps or the time is up.
  */
 
 const { num, typedValues } = require('./values');
@@ -98,7 +98,9 @@ function simplify(d) {
       out.push(d.base);
       for (let j = 0; j < d.acts.length; j++) {
         if (d.acts.length > 1) out.push({ ...d, acts: d.acts.filter((_, k) => k !== j) });
-        for (const act of simplerActs(d.acts[j][1])) out.push({ ...d, acts: d.acts.map((e, k) => (k === j ? [e[0], act] : e)) });
+        for (const act of simplerActs(d.acts[j][1])) {
+          out.push({ ...d, acts: d.acts.map((e, k) => (k === j ? [e[0], act] : e)) });
+        }
       }
       for (const base of simplify(d.base)) {
         const n = base.elems ? base.elems.length : base.n;
@@ -112,7 +114,9 @@ function simplify(d) {
       out.push(d.over);
       for (let j = 0; j < d.acts.length; j++) {
         out.push({ ...d, acts: d.acts.filter((_, k) => k !== j) });
-        for (const act of simplerActs(d.acts[j][1])) out.push({ ...d, acts: d.acts.map((e, k) => (k === j ? [e[0], act] : e)) });
+        for (const act of simplerActs(d.acts[j][1])) {
+          out.push({ ...d, acts: d.acts.map((e, k) => (k === j ? [e[0], act] : e)) });
+        }
       }
       for (const over of simplify(d.over)) {
         const n = over.elems ? over.elems.length : over.values ? over.values.length : over.n;
@@ -130,12 +134,16 @@ function simplify(d) {
         for (const n of shorter(d.n)) out.push({ ...d, n, put: d.put.filter(([i]) => i < n) });
         for (let j = 0; j < d.put.length; j++) {
           out.push({ ...d, put: d.put.filter((_, k) => k !== j) });
-          for (const e of simplify(d.put[j][1])) out.push({ ...d, put: d.put.map((p, k) => (k === j ? [p[0], e] : p)) });
+          for (const e of simplify(d.put[j][1])) {
+            out.push({ ...d, put: d.put.map((p, k) => (k === j ? [p[0], e] : p)) });
+          }
         }
         if (d.dist !== 'small' && d.dist !== 'big') out.push({ ...d, dist: 'small' });
       } else {
         for (let j = 0; j < d.elems.length; j++) out.push({ ...d, elems: d.elems.filter((_, k) => k !== j) });
-        for (let j = 0; j < d.elems.length; j++) for (const e of simplify(d.elems[j])) out.push({ ...d, elems: d.elems.map((x, k) => (k === j ? e : x)) });
+        for (let j = 0; j < d.elems.length; j++) {
+          for (const e of simplify(d.elems[j])) out.push({ ...d, elems: d.elems.map((x, k) => (k === j ? e : x)) });
+        }
       }
       break;
     case 'typed':
@@ -152,7 +160,10 @@ function simplify(d) {
         }
       }
       if (!d.values) {
-        for (const n of shorter(d.n)) out.push({ ...d, n, snan: d.snan && n > 0 ? [...new Set(d.snan.map((i) => Math.min(i, n - 1)))] : undefined });
+        for (const n of shorter(d.n)) {
+          const snan = d.snan && n > 0 ? [...new Set(d.snan.map((i) => Math.min(i, n - 1)))] : undefined;
+          out.push({ ...d, n, snan });
+        }
         if (d.n <= 16) {
           const { n, seed, dist, ...rest } = d; // eslint-disable-line no-unused-vars
           out.push({ ...rest, values: typedValues(d).map((v) => (typeof v === 'bigint' ? String(v) : Number.isFinite(v) ? v : String(v))) });
@@ -178,7 +189,9 @@ function simplify(d) {
       break;
     case 'arraylike':
       for (let j = 0; j < d.elems.length; j++) out.push({ ...d, elems: d.elems.filter((_, k) => k !== j) });
-      for (let j = 0; j < d.elems.length; j++) for (const e of simplify(d.elems[j])) out.push({ ...d, elems: d.elems.map((x, k) => (k === j ? e : x)) });
+      for (let j = 0; j < d.elems.length; j++) {
+        for (const e of simplify(d.elems[j])) out.push({ ...d, elems: d.elems.map((x, k) => (k === j ? e : x)) });
+      }
       break;
     default:
   }
@@ -206,7 +219,9 @@ function simplerActs(act) {
   if (!act || act.a === 'none') return [];
   const out = [{ a: 'none' }];
   if (act.a === 'do') {
-    if (act.calls.length > 1) for (let j = 0; j < act.calls.length; j++) out.push({ ...act, calls: act.calls.filter((_, k) => k !== j) });
+    if (act.calls.length > 1) {
+      for (let j = 0; j < act.calls.length; j++) out.push({ ...act, calls: act.calls.filter((_, k) => k !== j) });
+    }
     for (let j = 0; j < act.calls.length; j++) {
       const [op, ...args] = act.calls[j];
       for (let a = 0; a < args.length; a++) {

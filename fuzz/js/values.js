@@ -115,7 +115,8 @@ function element(r, dist) {
       if (y < 0.2) return (r() - 0.5) * 1e-40;
       return (r() - 0.5) * 2 ** Math.floor(r() * 80);
     }
-    default: return BigInt.asIntN(64, (BigInt(Math.floor(x * 4294967296)) << 32n) | BigInt(Math.floor(r() * 4294967296)));
+    default:
+      return BigInt.asIntN(64, (BigInt(Math.floor(x * 4294967296)) << 32n) | BigInt(Math.floor(r() * 4294967296)));
   }
 }
 
@@ -256,7 +257,9 @@ function materialize(d, world, ctx) {
     }
     case 'typed': {
       const ta = makeTyped(d, world);
-      if (world.ref && ctx.long64 && (ta instanceof BigInt64Array || ta instanceof BigUint64Array)) return longsOf(ta, d, world);
+      if (world.ref && ctx.long64 && (ta instanceof BigInt64Array || ta instanceof BigUint64Array)) {
+        return longsOf(ta, d, world);
+      }
       return ta;
     }
     case 'data': {

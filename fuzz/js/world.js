@@ -40,10 +40,10 @@
  * Where protobufjs's own state becomes undefined, the writer is *tainted* (the reference world
  * decides): a callback changes a writer (a write, `fork`, `ldelim`, `reset`) while protobufjs is
  * inside that writer's method between reserving room and converting the values, and RustWriter
- * does not hold it (the argument of `float`, `double`, `fixed32`, which RustWriter converts
- * before it touches the writer), where protobufjs writes through a stale position. Also, the reference cannot follow a varint field
- * kept by reference whose elements change in place. A tainted writer is no longer compared; its
- * RustWriter results are still checked for invariants (check.js).
+ * does not hold it (the argument of `float`, `double`, `fixed32`, which RustWriter converts before
+ * it touches the writer), where protobufjs writes through a stale position. Also, the reference
+ * cannot follow a varint field kept by reference whose elements change in place. A tainted writer
+ * is no longer compared; its RustWriter results are still checked for invariants (check.js).
  */
 
 const { materialize, LONG_METHODS, HostileError, typedLength, toLong, mulberry, plainLength, isDetached } = require('./values');
@@ -392,7 +392,8 @@ class World {
    * @returns {undefined}
    */
   modelFinish(name) {
-    if (this.ref && this.pending.get(name).some((p) => p.id !== undefined && typedLength.call(this.arrays.get(p.id)[0]) !== p.len)) {
+    const resized = (p) => p.id !== undefined && typedLength.call(this.arrays.get(p.id)[0]) !== p.len;
+    if (this.ref && this.pending.get(name).some(resized)) {
       throw new Error('modelled: an array kept by reference was detached or resized before finish()');
     }
   }
@@ -435,7 +436,11 @@ class World {
    */
   snapshot(name) {
     const w = this.writers.get(name);
-    return { pos: w.pos, states: w.states ? w.states.slice() : null, pending: this.pending.get(name).map((p) => ({ ...p })) };
+    return {
+      pos: w.pos,
+      states: w.states ? w.states.slice() : null,
+      pending: this.pending.get(name).map((p) => ({ ...p })),
+    };
   }
 
   /**
@@ -491,7 +496,9 @@ class World {
   keepPending(name, kept, d, op, start) {
     const w = this.writers.get(name);
     const ta = this.arrays.get(d.id)[0];
-    this.pending.get(name).push({ id: d.id, op, kind: kept.kind, len: kept.len, start, offset: w.pos - kept.bytes, elements: Array.from(ta) });
+    this.pending.get(name).push({
+      id: d.id, op, kind: kept.kind, len: kept.len, start, offset: w.pos - kept.bytes, elements: Array.from(ta),
+    });
   }
 
   /**
@@ -566,7 +573,9 @@ class World {
     const big = ta instanceof BigInt64Array || ta instanceof BigUint64Array;
     // A fresh view, not a JS array: storing a NaN into an array quiets it (V8 canonicalises NaNs
     // in double arrays), which protobufjs reading the typed array does not.
-    const elements = big ? Array.from({ length: typedLength.call(ta) }, (_, i) => toLong(ta[i])) : new ta.constructor(ta.buffer, ta.byteOffset, typedLength.call(ta));
+    const elements = big
+      ? Array.from({ length: typedLength.call(ta) }, (_, i) => toLong(ta[i]))
+      : new ta.constructor(ta.buffer, ta.byteOffset, typedLength.call(ta));
     const out = new this.env.protobuf.BufferWriter()[op](elements).finish();
     const bytes = elements.length * (op === 'fixed32s' || op === 'sfixed32s' || op === 'floats' ? 4 : 8);
     return out.subarray(out.length - bytes);
