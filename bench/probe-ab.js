@@ -1,90 +1,110 @@
 'use strict';
 
 /**
- * A/B of two checkouts of this package on one case, in one process, interleaved: the way to tell
- * whether a change made RustWriter faster when the machine is too noisy for two separate bench
- * runs to tell.
+ * A/B of two checkouts of this package on one case: the way to tell whether a change made
+ * RustWriter faster when the machine is too noisy for two separate bench runs to tell.
  *
- *   node bench/probe-ab.js <checkout A> <checkout B> [case] [rounds]
+ *   node bench/probe-ab.js <checkout A> <checkout B> [case] [pairs]
  *
- * Each checkout is required as a package (its own module instance: its own slab and native
- * engine) and gets its own Root of the case's schema, so each generated encoder sees one writer
- * class. Rounds alternate A and B (each round: as many ops as take ~50 ms); the report is each
- * side's median and minimum time per op and the median of the per-round ratios B/A. Cases: the
+ * Each measurement is a fresh process for one checkout (in one process, the package loaded
+ * second ran 5–15% slower or faster than the first, whichever it was): it builds the case's
+ * message with its own Root of the schema, warms up, then times ~1 s of encodes. Processes
+ * alternate A, B, B, A, … so that the machine's drifts hit both alike; the report is each side's
+ * median time per op and the median of the per-pair ratios B/A with their quartiles. Cases: the
  * modelled ones of bench/data-modelled.js (common, catalog, tile) and bench/data.js's stream.
  */
 
 const path = require('path');
-const protobuf = require('protobufjs');
-const { prng } = require('../test/helpers');
-const modelled = require('./data-modelled');
-const data = require('./data');
+const { execFileSync } = require('child_process');
 
 const FIXTURES = path.join(__dirname, 'fixtures');
 const CASES = {
-  common: { proto: 'common.proto', type: 'common.Common', build: modelled.common },
-  catalog: { proto: 'catalog.proto', type: 'catalog.Catalog', build: modelled.catalog },
-  tile: { proto: 'vector_tile.proto', type: 'vector_tile.Tile', build: modelled.tile, decoded: true },
-  stream: { proto: 'bench.proto', type: 'bench.Small', build: (r) => data.stream(r), stream: true },
+  common: { proto: 'common.proto', type: 'common.Common', build: 'common' },
+  catalog: { proto: 'catalog.proto', type: 'catalog.Catalog', build: 'catalog' },
+  tile: { proto: 'vector_tile.proto', type: 'vector_tile.Tile', build: 'tile', decoded: true },
+  stream: { proto: 'bench.proto', type: 'bench.Small', build: 'stream', stream: true },
 };
 const SEED = 42;
-const ROUND_MS = 50;
-
-const [dirA, dirB, id = 'tile', roundsArg = '40'] = process.argv.slice(2);
-if (!dirA || !dirB || !CASES[id]) {
-  process.stderr.write(`usage: node bench/probe-ab.js <checkout A> <checkout B> [${Object.keys(CASES).join('|')}] [rounds]\n`);
-  process.exit(2);
-}
-const c = CASES[id];
+const WARM_MS = 600;
+const TIME_MS = 1000;
 
 /**
- * The op of one checkout: encode the case's message through its own Root with its RustWriter.
+ * Child: times one checkout on one case and prints its median ns per op.
  * @param {string} dir Checkout
- * @returns {function(): Uint8Array} Op
+ * @param {string} id Case
+ * @returns {undefined}
  */
-function opOf(dir) {
+function child(dir, id) {
+  const protobuf = require('protobufjs');
+  const { prng } = require('../test/helpers');
+  const c = CASES[id];
+  const builders = { ...require('./data-modelled'), stream: require('./data').stream };
   const { RustWriter } = require(path.resolve(dir));
   const T = new protobuf.Root().loadSync(path.join(FIXTURES, c.proto)).lookupType(c.type);
-  let m = c.build(prng(SEED));
+  let m = builders[c.build](prng(SEED));
   if (c.decoded) m = T.decode(T.encode(m).finish());
-  if (c.stream) {
-    return () => {
+  const op = c.stream
+    ? () => {
       const w = RustWriter.create();
       for (let i = 0; i < m.length; ++i) T.encodeDelimited(m[i], w);
       return w.finish();
-    };
-  }
-  return () => T.encode(m, RustWriter.create()).finish();
+    }
+    : () => T.encode(m, RustWriter.create()).finish();
+  const until = (ms, fn) => {
+    const end = process.hrtime.bigint() + BigInt(ms * 1e6);
+    while (process.hrtime.bigint() < end) fn();
+  };
+  until(WARM_MS, op);
+  const times = [];
+  until(TIME_MS, () => {
+    const start = process.hrtime.bigint();
+    for (let i = 0; i < 20; ++i) op();
+    times.push(Number(process.hrtime.bigint() - start) / 20);
+  });
+  times.sort((a, b) => a - b);
+  process.stdout.write(`${times[times.length >> 1]}\n`);
 }
 
-const ops = [opOf(dirA), opOf(dirB)];
-if (Buffer.compare(ops[0](), ops[1]()) !== 0) throw new Error('the two checkouts give different bytes');
-// Warm up, and size a round.
-let n = 1;
-for (;;) {
-  const start = process.hrtime.bigint();
-  for (let i = 0; i < n; ++i) { ops[0](); ops[1](); }
-  if (Number(process.hrtime.bigint() - start) / 1e6 > 2 * ROUND_MS) break;
-  n *= 2;
-}
-const times = [[], []];
-const ratios = [];
-for (let round = 0; round < Number(roundsArg); ++round) {
-  const t = [0, 0];
-  for (const side of round % 2 ? [1, 0] : [0, 1]) {
-    const op = ops[side];
-    const start = process.hrtime.bigint();
-    for (let i = 0; i < n; ++i) op();
-    t[side] = Number(process.hrtime.bigint() - start) / n;
-    times[side].push(t[side]);
+/**
+ * Parent: alternates child processes of both checkouts and reports.
+ * @param {string} dirA Checkout A
+ * @param {string} dirB Checkout B
+ * @param {string} id Case
+ * @param {number} pairs Pairs of measurements
+ * @returns {undefined}
+ */
+function parent(dirA, dirB, id, pairs) {
+  const run = (dir) => Number(execFileSync(process.execPath, [__filename, '--child', dir, id], { encoding: 'utf8' }));
+  const times = [[], []];
+  const ratios = [];
+  for (let k = 0; k < pairs; ++k) {
+    const t = [0, 0];
+    for (const side of k % 2 ? [1, 0] : [0, 1]) {
+      t[side] = run(side ? dirB : dirA);
+      times[side].push(t[side]);
+    }
+    ratios.push(t[1] / t[0]);
   }
-  ratios.push(t[1] / t[0]);
+  const sorted = (xs) => xs.slice().sort((a, b) => a - b);
+  const median = (xs) => sorted(xs)[xs.length >> 1];
+  const fmt = (ns) => (ns >= 1e4 ? `${(ns / 1e3).toFixed(1)} µs` : `${ns.toFixed(0)} ns`);
+  for (const [side, dir] of [[0, dirA], [1, dirB]]) {
+    process.stdout.write(`${side ? 'B' : 'A'} ${dir}: median ${fmt(median(times[side]))}, min ${fmt(Math.min(...times[side]))}\n`);
+  }
+  const r = sorted(ratios);
+  process.stdout.write(`${id}: B/A time, median of ${pairs} pairs: ${median(ratios).toFixed(3)} ` +
+    `(quartiles ${r[pairs >> 2].toFixed(3)}–${r[(3 * pairs) >> 2].toFixed(3)})\n`);
 }
-const median = (xs) => xs.slice().sort((a, b) => a - b)[xs.length >> 1];
-const fmt = (ns) => (ns >= 1e4 ? `${(ns / 1e3).toFixed(1)} µs` : `${ns.toFixed(0)} ns`);
-for (const [side, dir] of [[0, dirA], [1, dirB]]) {
-  process.stdout.write(`${side ? 'B' : 'A'} ${dir}: median ${fmt(median(times[side]))}, min ${fmt(Math.min(...times[side]))}\n`);
+
+const argv = process.argv.slice(2);
+if (argv[0] === '--child') {
+  child(argv[1], argv[2]);
+} else {
+  const [dirA, dirB, id = 'tile', pairs = '8'] = argv;
+  if (!dirA || !dirB || !CASES[id]) {
+    process.stderr.write(`usage: node bench/probe-ab.js <checkout A> <checkout B> [${Object.keys(CASES).join('|')}] [pairs]\n`);
+    process.exitCode = 2;
+  } else {
+    parent(dirA, dirB, id, Number(pairs));
+  }
 }
-process.stdout.write(`${id}: B/A time, median of ${ratios.length} rounds: ${median(ratios).toFixed(3)}` +
-  ` (quartiles ${ratios.slice().sort((a, b) => a - b)[ratios.length >> 2].toFixed(3)}–` +
-  `${ratios.slice().sort((a, b) => a - b)[(3 * ratios.length) >> 2].toFixed(3)})\n`);
