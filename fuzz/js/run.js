@@ -8,6 +8,7 @@
  *   npm run fuzz:js                       10,000 sequences on each of the four paths
  *   npm run fuzz:js -- --long             1,000,000 on each path
  *   npm run fuzz:js -- --count N --paths native,js --seed S --jobs J
+ *   npm run fuzz:js -- --long --minutes M   start no batch after M minutes (the report says so)
  *   npm run fuzz:js -- --shrink-known     also shrink one failure of each known bug
  *   npm run fuzz:js -- --show 4-snan      print a known bug's minimal sequence as a script
  *
@@ -107,12 +108,13 @@ async function childWith(pathName, flag, value, more, options) {
  * @param {object} o Options: `paths` (names), `count` (sequences per path), `seed` (the first),
  * `jobs`, `batch` (sequences per child), `stall` (seconds), `shrink` (whether to shrink new
  * failures), `shrinkSeconds`, `shrinkKnown` (also shrink the first failure of each known bug),
- * `fault`/`faultSeed` (self-tests, passed to each batch), `log`
+ * `fault`/`faultSeed` (self-tests, passed to each batch), `minutes` (start no batch after), `log`
  * (progress lines), `write` (whether to write repro scripts to target/fuzz-js)
  * @returns {Promise<object>} Report: `paths` (per path: sequences, ms, rate, maxRSS, `clean`:
  * the first sequences of each batch that passed and returned some bytes),
  * `failing` (how many sequences failed), `known` (per known bug: count, seeds), `fresh` (the
- * other failures grouped by kind and method, each with the first one's shrunk repro)
+ * other failures grouped by kind and method, each with the first one's shrunk repro), `unstarted`
+ * (sequences left when `minutes` were up)
  */
 async function fuzz(o) {
   const options = {
@@ -148,12 +150,15 @@ async function fuzz(o) {
     g.paths[f.path] = (g.paths[f.path] || 0) + 1;
     if (g.seeds.length < 5) g.seeds.push(`${f.path}:${f.seed}`);
   };
+  // Batches alternate between the paths, so that a run stopped by `minutes` has run each path alike.
   const tasks = [];
-  for (const p of options.paths) {
-    for (let s = 0; s < options.count; s += options.batch) {
+  for (let s = 0; s < options.count; s += options.batch) {
+    for (const p of options.paths) {
       tasks.push({ path: p, seed: options.seed + s, count: Math.min(options.batch, options.count - s) });
     }
   }
+  const deadline = options.minutes === undefined ? Infinity : Date.now() + options.minutes * 60000;
+  let unstarted = 0;
   const started = Date.now();
   let lastLog = 0;
   const progress = () => {
@@ -229,6 +234,12 @@ async function fuzz(o) {
 
   const running = new Set();
   while (tasks.length > 0 || running.size > 0) {
+    if (Date.now() > deadline && tasks.length > 0) {
+      unstarted = tasks.reduce((sum, t) => sum + t.count, 0);
+      tasks.length = 0;
+      options.log(`fuzz:js: ${options.minutes} minutes are up; ${unstarted} sequences not started`);
+      if (running.size === 0) break;
+    }
     while (tasks.length > 0 && running.size < options.jobs) {
       const p = runTask(tasks.shift()).finally(() => running.delete(p));
       running.add(p);
@@ -256,7 +267,7 @@ async function fuzz(o) {
       maxRSS: s.maxRSS,
       clean: s.clean.sort((a, b) => a - b),
     }])),
-    failing, known, fresh: [...fresh.values()],
+    failing, known, fresh: [...fresh.values()], unstarted,
   };
 }
 
@@ -374,6 +385,7 @@ function format(report) {
       `${Math.round(s.rate).toLocaleString('en')} sequences/s a process, peak RSS of a process ${(s.maxRSS / 2 ** 20).toFixed(0)} MiB`);
   }
   lines.push(`${report.failing} failing sequences; ${(report.ms / 1000).toFixed(1)} s in all`);
+  if (report.unstarted > 0) lines.push(`NOT RUN: ${report.unstarted.toLocaleString('en')} sequences (--minutes was up)`);
   for (const [bug, k] of Object.entries(report.known)) {
     lines.push(`KNOWN BUG ${bug} (${k.title}): ${k.count} sequences, e.g. ${k.seeds.join(' ')}`);
     if (k.shrunk) lines.push(`  minimal sequence (${k.first.path}, ${k.shrunk.failure.kind}): ${JSON.stringify(k.shrunk.desc)}`);
@@ -411,6 +423,7 @@ function parse(argv) {
     else if (a === '--paths') o.paths = value().split(',');
     else if (a === '--seed') o.seed = Number(value());
     else if (a === '--jobs') o.jobs = Number(value());
+    else if (a === '--minutes') o.minutes = Number(value());
     else if (a === '--batch') o.batch = Number(value());
     else if (a === '--stall') o.stall = Number(value());
     else if (a === '--no-shrink') o.shrink = false;
