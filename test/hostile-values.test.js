@@ -110,6 +110,23 @@ describe('values that run user code in the middle of a write', function () {
         assert.strictEqual(hex(RustWriter.create().uint32(1).finish()), '01');
       });
 
+      it$('a re-entrant scalar call converts its argument first: one protobufjs rejects gets protobufjs\'s error', () => {
+        // Found by fuzz:js's long run (seed 24696): `uint64(undefined)` from inside a conversion of
+        // the same writer throws protobufjs's TypeError; a valid argument gets the refusal.
+        const attempts = [
+          [(w) => w.uint64(undefined), TypeError], [(w) => w.sint64(null), TypeError], [(w) => w.int32(1n), TypeError],
+          [(w) => w.uint64(5), Error], [(w) => w.double('1.5'), Error],
+        ];
+        for (const [attempt, errorClass] of attempts) {
+          const w = RustWriter.create().uint32(8);
+          let thrown = null;
+          const values = [1, { valueOf() { try { attempt(w); } catch (err) { thrown = err; } return 2; } }];
+          w.fixed32s(values);
+          assert.strictEqual(thrown && thrown.constructor, errorClass, String(attempt));
+          assert.strictEqual(hex(w.finish()), hex(referenceWriter().uint32(8).fixed32s([1, 2]).finish()));
+        }
+      });
+
       it$('a conversion that encodes with another writer leaves both writers\' bytes and every result intact', () => {
         for (const method of ['uint32s', 'int32s', 'sint32s', 'fixed32s', 'floats', 'doubles', 'bytes', 'raw']) {
           for (const length of [3, 40, 3000]) {

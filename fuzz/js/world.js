@@ -61,6 +61,18 @@ const HOLDING = new Set(['bytes', 'raw', 'uint32s', 'int32s', 'sint32s', 'uint64
   'fixed32s', 'sfixed32s', 'fixed64s', 'sfixed64s', 'floats', 'doubles']);
 /** What a held writer refuses. */
 const REFUSED_WHEN_HELD = new Set([...MUTATING, 'finish', 'finishInto']);
+/** Methods of one scalar value, which RustWriter converts before it touches the writer. */
+const SCALAR = new Set(['uint32', 'int32', 'sint32', 'uint64', 'int64', 'sint64', 'bool', 'fixed32', 'sfixed32',
+  'fixed64', 'sfixed64', 'float', 'double']);
+
+/**
+ * The reference's model of RustWriter refusing a call on a writer that one of its own calls holds.
+ * @param {string} op Method
+ * @returns {Error} What RustWriter throws
+ */
+function heldError(op) {
+  return new Error(`modelled: RustWriter refuses ${op}() from inside a conversion of the same writer`);
+}
 /** Methods that read an array-like's `length` a second time, inside the hold (protobufjs's `set`). */
 const SECOND_LENGTH = new Set(['bytes', 'raw']);
 /** Packed varint methods. */
@@ -322,9 +334,8 @@ class World {
   invoke(name, op, argDescs, step) {
     const w = this.writers.get(name);
     if (w === undefined) return null;
-    if (this.ref && REFUSED_WHEN_HELD.has(op) && this.stack.some((f) => f.name === name && f.held)) {
-      throw new Error(`modelled: RustWriter refuses ${op}() from inside a conversion of the same writer`);
-    }
+    const refused = this.ref && REFUSED_WHEN_HELD.has(op) && this.stack.some((f) => f.name === name && f.held);
+    if (refused && !SCALAR.has(op)) throw heldError(op);
     if (this.ref && MUTATING.has(op)) {
       for (const f of this.stack) {
         if (f.name === name && f.unsafe) this.seq.taint(name, `a callback's ${op}() re-entered ${f.op}() on the same writer`);
@@ -339,6 +350,13 @@ class World {
     this.stack.push(frame);
     let out;
     try {
+      if (refused) {
+        // A scalar method converts its argument before it needs room, where RustWriter refuses:
+        // the conversion runs (on a writer of the reference's kind that is then dropped), and
+        // an argument protobufjs rejects gets protobufjs's error, not the refusal.
+        this.env.create()[op](...args);
+        throw heldError(op);
+      }
       out = this.call(name, w, op, args, argDescs, step);
     } finally {
       this.stack.pop();
