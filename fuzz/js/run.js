@@ -144,7 +144,10 @@ async function fuzz(o) {
     }
     failing++;
     const key = `${f.kind} ${f.op}`;
-    if (!fresh.has(key)) fresh.set(key, { kind: f.kind, op: f.op, count: 0, seeds: [], first: f, paths: {} });
+    if (!fresh.has(key)) {
+      fresh.set(key, { kind: f.kind, op: f.op, count: 0, seeds: [], first: f, paths: {} });
+      options.log(`fuzz:js: new failure, ${key} at ${f.path}:${f.seed} (the report at the end shrinks it)`);
+    }
     const g = fresh.get(key);
     g.count++;
     g.paths[f.path] = (g.paths[f.path] || 0) + 1;

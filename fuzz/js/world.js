@@ -488,11 +488,11 @@ class World {
       const delta = w.pos - before.pos;
       const states = before.states || [];
       const from = states.length ? states[states.length - 1] : -1;
+      // Bytes after the fork's position move by the prefix it gets: a kept array's bytes may,
+      // where the call itself began before it (a length getter that forks).
       for (const p of pending) {
-        if (p.start > from) {
-          p.start += delta;
-          p.offset += delta;
-        }
+        if (p.start > from) p.start += delta;
+        if (p.offset > from) p.offset += delta;
       }
     } else if (op === 'reset') {
       this.pending.set(name, pending.filter((p) => p.start < w.pos));
