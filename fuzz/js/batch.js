@@ -129,6 +129,7 @@ function runBatch() {
   const store = new ResultStore(args.store, prng(seeds[0] ^ 0x5eed));
   if (args.watch !== undefined) store.only = args.watch; // keep only this sequence's results
   const checkEvery = args.watch !== undefined ? 1 : args.checkEvery;
+  send({ type: 'ready' }); // loaded: from now on, silence means a hang (run.js)
   const started = Date.now();
   /** seeds of the sequences that failed in this process so far */
   const failed = [];

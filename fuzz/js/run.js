@@ -31,6 +31,8 @@ const { shrink } = require('./shrink');
 
 const BATCH = path.join(__dirname, 'batch.js');
 const OUT = path.join(__dirname, '..', '..', 'target', 'fuzz-js');
+/** Seconds a batch process may take to load before its silence counts as a hang. */
+const STARTUP_SECONDS = 120;
 
 /**
  * Runs one child process of batch.js to its end.
@@ -52,16 +54,18 @@ function child(pathName, argv, options) {
     let stderr = '';
     let hung = false;
     let timer = null;
-    const arm = () => {
+    const arm = (seconds) => {
       clearTimeout(timer);
       timer = setTimeout(() => {
         hung = true;
         proc.kill('SIGKILL');
-      }, 1000 * options.stall);
+      }, 1000 * seconds);
     };
-    arm();
+    // Loading Node and the modules takes seconds under an emulator (test:cross) or on a busy
+    // machine: the stall counts from the first output (batch.js says `ready` once loaded).
+    arm(Math.max(options.stall, STARTUP_SECONDS));
     proc.stdout.on('data', (chunk) => {
-      arm();
+      arm(options.stall);
       pending += chunk;
       let nl;
       while ((nl = pending.indexOf('\n')) >= 0) {
@@ -74,7 +78,7 @@ function child(pathName, argv, options) {
       }
     });
     proc.stderr.on('data', (chunk) => {
-      arm();
+      arm(options.stall);
       stderr = (stderr + chunk).slice(-20000);
     });
     proc.on('close', (code, signal) => {
