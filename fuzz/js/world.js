@@ -495,7 +495,9 @@ class World {
         if (p.offset > from) p.offset += delta;
       }
     } else if (op === 'reset') {
-      this.pending.set(name, pending.filter((p) => p.start < w.pos));
+      // What lies before the position reset() went back to stays: judged by where a kept array's
+      // bytes are, since a length getter may have reset the writer after its call began.
+      this.pending.set(name, pending.filter((p) => p.offset < w.pos));
     } else if ((op === 'finish' || op === 'finishInto') && !(w.states && w.states.length)) {
       this.pending.set(name, []); // RustWriter's result is its whole content now
     }
