@@ -495,9 +495,12 @@ class World {
         if (p.offset > from) p.offset += delta;
       }
     } else if (op === 'reset') {
-      // What lies before the position reset() went back to stays: judged by where a kept array's
-      // bytes are, since a length getter may have reset the writer after its call began.
-      this.pending.set(name, pending.filter((p) => p.offset < w.pos));
+      // What lies before the position reset() went back to stays. A kept array of `bytes` or a
+      // fixed-size field is judged by where its bytes are, since a length getter may have reset
+      // the writer after its call began; a varint field (no bytes of its own in RustWriter's
+      // buffer, `offset` is its end) by where its call began.
+      const first = (p) => (p.kind === 'bytes' || p.kind === 'fixed' ? p.offset : p.start);
+      this.pending.set(name, pending.filter((p) => first(p) < w.pos));
     } else if ((op === 'finish' || op === 'finishInto') && !(w.states && w.states.length)) {
       this.pending.set(name, []); // RustWriter's result is its whole content now
     }
