@@ -519,6 +519,9 @@ class World {
   keepPending(name, kept, d, op, start) {
     const w = this.writers.get(name);
     const ta = this.arrays.get(d.id)[0];
+    // A varint field's RUN entry is where the field begins: where its call began, unless a
+    // length getter reset the writer meanwhile, so counted back from its end.
+    if (kept.kind === 'varint') start = w.pos - this.varintFieldLength(op, ta);
     this.pending.get(name).push({
       id: d.id, op, kind: kept.kind, len: kept.len, start, offset: w.pos - kept.bytes, elements: Array.from(ta),
     });
@@ -582,6 +585,21 @@ class World {
         else this.writers.get(name).buf.set(this.encoding(p.op, ta, p.kind), p.offset);
       }
     }
+  }
+
+  /**
+   * The bytes protobufjs writes for a packed varint field of the elements of `ta`, its length
+   * prefix included (read through a fresh view: an own `length` getter is not run).
+   * @param {string} op Method
+   * @param {ArrayBufferView} ta Typed array
+   * @returns {number} Bytes
+   */
+  varintFieldLength(op, ta) {
+    const n = typedLength.call(ta);
+    const elements = ta instanceof BigInt64Array || ta instanceof BigUint64Array
+      ? Array.from({ length: n }, (_, i) => toLong(ta[i]))
+      : new ta.constructor(ta.buffer, ta.byteOffset, n);
+    return new this.env.protobuf.BufferWriter()[op](elements).finish().length;
   }
 
   /**
