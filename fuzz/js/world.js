@@ -498,7 +498,7 @@ class World {
       // What lies before the position reset() went back to stays. A kept array of `bytes` or a
       // fixed-size field is judged by where its bytes are, since a length getter may have reset
       // the writer after its call began; a varint field (no bytes of its own in RustWriter's
-      // buffer, `offset` is its end) by where its call began.
+      // buffer, `offset` is its end) by `start`, where the field begins (keepPending).
       const first = (p) => (p.kind === 'bytes' || p.kind === 'fixed' ? p.offset : p.start);
       this.pending.set(name, pending.filter((p) => first(p) < w.pos));
     } else if ((op === 'finish' || op === 'finishInto') && !(w.states && w.states.length)) {
