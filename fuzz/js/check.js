@@ -100,8 +100,9 @@ class Sequence {
     this.executed = [];
     this.invariant = null;
     this.faulted = false;
-    this.R = new World(false, { create: () => env.RustWriter.create(), protobuf: env.protobuf }, this);
-    this.P = new World(true, { create: () => new env.protobuf.BufferWriter(), protobuf: env.protobuf }, this);
+    const { protobuf, thresholds } = env;
+    this.R = new World(false, { create: () => env.RustWriter.create(), protobuf, thresholds }, this);
+    this.P = new World(true, { create: () => new protobuf.BufferWriter(), protobuf, thresholds }, this);
   }
 
   /**

@@ -216,7 +216,9 @@ class Generator {
     if (roll < 0.45) return { a: 'throw' };
     if (roll < 0.65) {
       const choices = [['finish'], ['uint32', num(r.int(300))], ['fork'], ['ldelim'], ['reset'], ['raw', { k: 'canary', of: '@this' }],
-        ['string', { k: 'str', v: 'é'.repeat(r.int(70)) }], ['uint64', this.number64()], ['pos'], ['finishInto', 0, null]];
+        ['string', { k: 'str', v: 'é'.repeat(r.int(70)) }], ['uint64', this.number64()], ['pos'], ['finishInto', 0, null],
+        ['uint32s', { k: 'arr', n: r.int(200), seed: r.int(2 ** 31), dist: 'word', put: [] }],
+        ['doubles', { k: 'arr', n: r.int(40), seed: r.int(2 ** 31), dist: 'float', put: [] }]];
       return { a: 'do', on: 'self', calls: Array.from({ length: 1 + r.int(2) }, () => r.pick(choices)) };
     }
     if (roll < 0.85) {

@@ -361,7 +361,14 @@ class World {
     } finally {
       this.stack.pop();
     }
-    if (this.ref) this.track(name, w, op, argDescs, before);
+    if (this.ref) {
+      this.track(name, w, op, argDescs, before);
+      // A callback's packed call that RustWriter makes a RUN entry of (a sequence step's is noted
+      // by check.js once both worlds returned; a callback's must return alike, or the logs differ).
+      const { thresholds } = this.env;
+      const run = step === undefined && convertedRun(op, argDescs[0], thresholds, this.runCount(name));
+      if (run) this.keepRun(name, before.pos);
+    }
     return out;
   }
 
