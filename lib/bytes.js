@@ -29,7 +29,8 @@ const STRING_SHORT_MAX = 128;
  * @param {RustWriter} w Writer
  * @param {ArrayLike<number>} value Source
  * @param {number} len Elements to copy
- * @param {number} undoTo Offset from the region's start to go back to if a conversion throws
+ * @param {number} undoTo Offset from the region's start where the writer stays if a conversion
+ * throws
  * @returns {RustWriter} `w`
  */
 function copyBytes(w, value, len, undoTo) {
@@ -38,14 +39,14 @@ function copyBytes(w, value, len, undoTo) {
   if (isTypedArray(value) && lengthOf(value) >= len) {
     buf.set(lengthOf(value) === len ? value : viewOf(value, len), at);
   } else {
-    w._hold(at + len, undoTo);
+    w._hold(undoTo);
     try {
       // protobuf.js copies with `set`, which reads `length` a second time: so does this (a
       // getter sees both reads), but it copies only the `len` bytes it made room for.
       void value.length;
       for (let i = 0; i < len; ++i) buf[at + i] = value[i];
     } catch (err) {
-      w._undo();
+      w._release();
       throw err;
     }
     w._release();
@@ -104,11 +105,11 @@ function write_string(value) {
     } else {
       // Not a string but something with a length, read as protobuf.js reads it: with
       // `charCodeAt`, which may run user code, so with the writer held.
-      this._hold(p + need, p - this._start);
+      this._hold(p - this._start);
       try {
         end = putUtf8(value, buf, p + 1);
       } catch (err) {
-        this._undo();
+        this._release();
         throw err;
       }
       this._release();

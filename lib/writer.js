@@ -11,17 +11,17 @@
  * The class is this module and the methods of three others: lib/entries.js's (which own the
  * entry fields), lib/bytes.js's (`bytes`, `raw`, `string`) and lib/packed.js's (the packed
  * methods); the last two have no fields of their own. Only this module changes the region fields
- * (`_buf`, `_start`, `_pos`, `_end`, `_region`, `_heldEnd`, `_heldAt`): the other modules read them and ask
+ * (`_buf`, `_start`, `_pos`, `_end`, `_region`): the other modules read them and ask
  * through the methods marked as theirs (`_room`, `_advance`, `_hold`, `_place`, `_sealWith`…).
  *
  * A conversion may run user code (`valueOf`, `toString`, getters, Proxies), even code that writes
  * to this writer or encodes with another one. Scalar methods convert their argument before they
  * touch the writer, as protobuf.js does. Methods that convert elements as they write them (the
  * packed methods, `bytes` and `raw` of array-likes, `string` of a non-string) *hold* the writer
- * meanwhile (`_hold`): the room they write into is reserved, so other writers keep out of it; a
+ * meanwhile (`_hold`): the room they write into stays theirs, so other writers keep out of it; a
  * call on this writer from inside the conversion throws (protobuf.js would interleave the two
- * and corrupt both); and if the conversion throws, the writer is left as protobuf.js leaves it
- * (`_undo`), never with bytes it did not write.
+ * and corrupt both); and if the conversion throws, the writer is left as protobuf.js leaves it,
+ * never with bytes it did not write.
  */
 
 const memory = require('./memory');
@@ -34,8 +34,6 @@ const { finish, measure } = require('./finish');
 const { varint32Len, putVarint32, putVarint64, putZigzag64, putNegativeInt32, putFixed32, putFloat, putDouble } = require('./varint');
 
 const EMPTY = Buffer.alloc(0);
-/** `_end` while the writer is held: no room, so that any write goes to `_grow`, which refuses it. */
-const HELD_END = -1;
 
 /**
  * Constructs a new writer.
@@ -51,14 +49,11 @@ function RustWriter() {
   this._start = 0;
   /** next byte to write */
   this._pos = 0;
-  /** end of the room this writer may write into without `_grow` */
+  /** end of the room this writer may write into without `_grow`; while it is held (`_hold`),
+   * `-1 - end`: negative, so that any write goes to `_grow`, which refuses it */
   this._end = 0;
   /** where `_buf` comes from: lib/memory.js `SLAB`, `LARGE`, `PRIVATE` or `SEALED` */
   this._region = 0;
-  /** while a call converts elements (`_hold`): the `_end` to restore, else -1; and the offset
-   * `pos` reports meanwhile */
-  this._heldEnd = -1;
-  this._heldAt = 0;
   // The entries: lib/entries.js's fields, documented and set up (empty) there.
   this._entries = memory.NO_ENTRIES;
   this._clearEntries();
@@ -114,11 +109,13 @@ RustWriter.prototype._place = function _place(buf, start, pos, end, region) {
 
 /**
  * Gives up the room after its bytes (for lib/memory.js, when another writer takes the slab's
- * free tail): it moves on its next write.
- * @returns {number} Where its bytes end
+ * free tail): it moves on its next write. A held writer, whose call is writing into its room
+ * meanwhile, keeps the whole room: the slab's tail is left to it.
+ * @returns {number} Where its bytes, or its room, end
  * @private
  */
 RustWriter.prototype._evicted = function _evicted() {
+  if (this._end < 0) return -1 - this._end;
   this._end = this._pos;
   return this._pos;
 };
@@ -155,7 +152,7 @@ RustWriter.prototype._sealWith = function _sealWith(result, slabEnd) {
  * @private
  */
 RustWriter.prototype._grow = function _grow(n) {
-  if (this._heldEnd >= 0) heldError();
+  if (this._end < 0) heldError();
   return memory.grow(this, n);
 };
 
@@ -191,43 +188,31 @@ function heldError() {
 }
 
 /**
- * Holds this writer while a call converts elements, which may run user code: `_pos` moves to
- * `mark`, the end of the room the call writes into, so that the room is reserved; `_end` makes
- * any write go to `_grow`, which refuses it, as `ldelim`, `reset` and `finish` do. Meanwhile
- * `pos` reports `at`, where protobuf.js's writer stands while it converts, and where `_undo`
- * goes back to.
- * @param {number} mark End of the reserved room
+ * Holds this writer while a call converts elements, which may run user code that could reach
+ * this writer: its `_end` turns negative, so that any write goes to `_grow`, which refuses it, as
+ * `ldelim`, `reset` and `finish` do (a hold of a held writer too). Meanwhile `_pos` stands at
+ * `at`, where protobuf.js's writer stands while it converts (what `pos` reports, and where the
+ * writer stays if the conversion throws); the call writes at positions of its own, in the room it
+ * took before the hold, which stays this writer's even if another writer evicts it meanwhile
+ * (`_evicted`). The call then releases the writer and advances it past what it wrote.
  * @param {number} at Offset from the region's start of protobuf.js's position meanwhile
  * @returns {undefined}
  * @private
  */
-RustWriter.prototype._hold = function _hold(mark, at) {
-  this._pos = mark;
-  this._heldEnd = this._end;
-  this._heldAt = at;
-  this._end = HELD_END;
+RustWriter.prototype._hold = function _hold(at) {
+  const end = this._end;
+  if (end < 0) heldError();
+  this._pos = this._start + at;
+  this._end = -1 - end;
 };
 
 /**
- * Ends a hold. If another writer evicted this one from the slab meanwhile, `_end` is no longer
- * {@link HELD_END} and stays as the eviction left it.
+ * Ends a hold: the room comes back.
  * @returns {undefined}
  * @private
  */
 RustWriter.prototype._release = function _release() {
-  if (this._end === HELD_END) this._end = this._heldEnd;
-  this._heldEnd = -1;
-};
-
-/**
- * Ends a hold whose conversion threw: the write position goes back to where protobuf.js's writer
- * stands (`_hold`'s `at`), so nothing written during the call is ever returned.
- * @returns {undefined}
- * @private
- */
-RustWriter.prototype._undo = function _undo() {
-  this._pos = this._start + this._heldAt;
-  this._release();
+  this._end = -1 - this._end;
 };
 
 /**
@@ -236,7 +221,7 @@ RustWriter.prototype._undo = function _undo() {
  * @private
  */
 RustWriter.prototype._checkFree = function _checkFree() {
-  if (this._heldEnd >= 0) heldError();
+  if (this._end < 0) heldError();
 };
 
 /**
@@ -452,7 +437,7 @@ RustWriter.prototype.reset = function reset() {
  * @returns {RustWriter} `this`
  */
 RustWriter.prototype.ldelim = function ldelim() {
-  if (this._heldEnd >= 0) heldError();
+  if (this._end < 0) heldError();
   if (this._fork < 0) return this._prefixAll();
   const at = this._start + this._entries[this._fork + AT];
   const len = this._popFork(this._pos - at - 1);
@@ -527,7 +512,7 @@ RustWriter.prototype.finishInto = function finishInto(buf, offset) {
  * @returns {number} Bytes
  */
 function get_pos() {
-  const bytes = this._heldEnd >= 0 ? this._heldAt : this._pos - this._start;
+  const bytes = this._pos - this._start;
   return this._runCount === 0 ? bytes + this._addedBytes : measure(this, bytes);
 }
 

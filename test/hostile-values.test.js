@@ -127,6 +127,23 @@ describe('values that run user code in the middle of a write', function () {
         }
       });
 
+      it$('a conversion that writes a long packed field to its own writer is refused before it converts an element', () => {
+        // Found by fuzz:js once its callbacks also wrote packed fields to their own writer: a
+        // field long enough for the native encoder converted its elements, then recorded its
+        // run into the held writer, whose finish() later threw a RangeError.
+        for (const method of ['uint32s', 'int32s', 'sint32s']) {
+          const w = RustWriter.create().uint32(8);
+          const converted = [];
+          const long = Array.from({ length: 3000 }, (_, i) => i);
+          long[0] = { valueOf() { converted.push(0); return 0; } };
+          let thrown = null;
+          w.fixed32s([1, { valueOf() { try { w[method](long); } catch (err) { thrown = err; } return 2; } }]);
+          assert.match(String(thrown), /cannot be used by a valueOf, toString or getter that one of its own calls is converting/, method);
+          assert.deepStrictEqual(converted, [], method);
+          assert.strictEqual(hex(w.finish()), hex(referenceWriter().uint32(8).fixed32s([1, 2]).finish()), method);
+        }
+      });
+
       it$('a conversion that encodes with another writer leaves both writers\' bytes and every result intact', () => {
         for (const method of ['uint32s', 'int32s', 'sint32s', 'fixed32s', 'floats', 'doubles', 'bytes', 'raw']) {
           for (const length of [3, 40, 3000]) {

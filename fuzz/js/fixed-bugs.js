@@ -69,6 +69,11 @@ const FIXED_BUGS = [
     title: "a callback that finishes or writes to the writer whose packed/bytes/raw call is reading its elements breaks it (negative pos, changed results, others' bytes)",
     repro: { 'path': 'native', 'desc': { 'seed': 20, 'steps': [{ 'op': 'create', 'w': 'w0' }, { 'op': 'fixed32s', 'w': 'w0', 'args': [{ 'k': 'arr', 'n': 37, 'seed': 1992015764, 'dist': 'small', 'put': [[36, { 'k': 'conv', 'id': 'v1', 'via': 'valueOf', 'ret': { 'k': 'num', 'v': 0 }, 'act': { 'a': 'do', 'on': 'w0', 'calls': [['finish']] } }]] }] }] } },
   },
+  {
+    bug: 'new-held-run',
+    title: 'a callback that writes a long packed varint field (one the native encoder takes) to the writer whose call is converting it is not refused: it converts its elements, then records its run into the held writer (later finish() throws a RangeError)',
+    repro: { 'path': 'native-entries', 'desc': { 'seed': 53, 'steps': [{ 'op': 'create', 'w': 'w1' }, { 'op': 'fixed64s', 'w': 'w1', 'args': [{ 'k': 'proxy', 'id': 'v11', 'over': { 'k': 'arr', 'elems': [{ 'k': 'num', 'v': 0 }] }, 'acts': [['0', { 'a': 'do', 'on': 'self', 'calls': [['uint32s', { 'k': 'arr', 'elems': [{ 'k': 'num', 'v': 0 }] }]] }]] }] }] } },
+  },
 ];
 
 module.exports = { FIXED_BUGS };
