@@ -255,8 +255,6 @@ class Sequence {
     if (newly.size === 0 && r.log.join('\n') !== p.log.join('\n')) {
       const f = this.fail(i, 'log', `user code ran differently: RustWriter ${JSON.stringify(r.log).slice(0, 600)}, protobufjs ${JSON.stringify(p.log).slice(0, 600)}`);
       f.logs = { R: r.log.slice(0, 200), P: p.log.slice(0, 200) };
-      const reads = (log) => log.filter((e) => / (get )?length$/.test(e)).length;
-      f.lengthReads = { R: reads(r.log), P: reads(p.log) };
       return f;
     }
     if (!tainted) {
