@@ -120,7 +120,8 @@ function claim(w) {
 
 /**
  * Takes the slab's free tail from `w`: it keeps the bytes it wrote (the tail now starts after
- * them) and moves on its next write.
+ * them) and moves on its next write. A held writer (lib/writer.js `_hold`) keeps its whole room,
+ * so the tail now starts at the slab's end and the next writer starts a new slab.
  * @param {RustWriter} w Writer
  * @returns {undefined}
  */
