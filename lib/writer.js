@@ -152,7 +152,7 @@ RustWriter.prototype._sealWith = function _sealWith(result, slabEnd) {
  * @private
  */
 RustWriter.prototype._grow = function _grow(n) {
-  if (this._end < 0) heldError();
+  this._checkFree();
   return memory.grow(this, n);
 };
 
@@ -200,10 +200,9 @@ function heldError() {
  * @private
  */
 RustWriter.prototype._hold = function _hold(at) {
-  const end = this._end;
-  if (end < 0) heldError();
+  this._checkFree();
   this._pos = this._start + at;
-  this._end = -1 - end;
+  this._end = -1 - this._end;
 };
 
 /**
@@ -437,7 +436,7 @@ RustWriter.prototype.reset = function reset() {
  * @returns {RustWriter} `this`
  */
 RustWriter.prototype.ldelim = function ldelim() {
-  if (this._end < 0) heldError();
+  this._checkFree();
   if (this._fork < 0) return this._prefixAll();
   const at = this._start + this._entries[this._fork + AT];
   const len = this._popFork(this._pos - at - 1);
