@@ -17,6 +17,11 @@ const { prng } = require('./helpers');
 /** Messages per run (the fast version; `RESULTS_COUNT=1000000` for a long run). */
 const COUNT = Number(process.env.RESULTS_COUNT || 100000);
 
+/** Bytes of a large message: past the quarter slab (the large buffer) and past what Node pools
+ * (`Buffer.poolSize >>> 1`: 4 KiB up to Node 24, 32 KiB from Node 26), so that its result has memory
+ * of its own, which a caller can transfer. */
+const LARGE = Math.max(17000, Buffer.poolSize >>> 1);
+
 const hash = (bytes) => crypto.createHash('sha1').update(bytes).digest('hex');
 
 /**
@@ -39,7 +44,7 @@ function randomMessage(r) {
     w.string('x'.repeat(r.int(300)));
     return w.ldelim().ldelim();
   }
-  if (kind < 95) return w.uint32(10).string('L'.repeat(17000 + r.int(5000)));
+  if (kind < 95) return w.uint32(10).string('L'.repeat(LARGE + r.int(5000)));
   if (kind < 98) return w.uint32(10).bytes(Buffer.alloc(4096 + r.int(20000), r.int(256))).uint32(16).uint32(1);
   return w.uint32(10).uint32s(Uint32Array.from({ length: 500 + r.int(3000) }, () => r.int(2 ** 32)));
 }
