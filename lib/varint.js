@@ -11,6 +11,14 @@ const F32 = new Float32Array(1);
 const F32_BYTES = new Uint8Array(F32.buffer);
 const F64 = new Float64Array(1);
 const F64_BYTES = new Uint8Array(F64.buffer);
+/**
+ * Stores a NaN into `F64` with its bits as they are. V8 14 (Node 26) quiets a signalling NaN in
+ * Maglev-compiled code that stores it into a Float64Array or DataView (the interpreter, Sparkplug,
+ * TurboFan and earlier V8s keep its bits), so the same `double()` call would write different bytes
+ * as its code tiers up. The `fill` builtin stores the bits as they are, on every tier
+ * (`node bench/probe-nan.js`).
+ */
+const fillF64 = Float64Array.prototype.fill.bind(F64);
 
 /**
  * Bytes of `value` as a varint.
@@ -142,7 +150,9 @@ function putFloat(buf, pos, value) {
  * @returns {number} Position after it
  */
 function putDouble(buf, pos, value) {
-  F64[0] = value;
+  const number = +value;
+  if (number === number) F64[0] = number;
+  else fillF64(number);
   buf[pos] = F64_BYTES[0];
   buf[pos + 1] = F64_BYTES[1];
   buf[pos + 2] = F64_BYTES[2];

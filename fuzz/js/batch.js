@@ -32,6 +32,7 @@ if (!route) throw new Error(`fuzz:js: unknown path ${args.path}`);
 const protobuf = require('protobufjs');
 const { RustWriter, _testing } = require('../..');
 const { createRunner } = require('./check');
+const { keepNaNBits } = require('./world');
 const { generate } = require('./generate');
 const { ResultStore } = require('./results');
 const { classify } = require('./known-bugs');
@@ -41,6 +42,7 @@ if (RustWriter.native !== (route.env.PROTOBUFJS_RUSTWRITER === 'native')) {
   throw new Error(`fuzz:js: path ${args.path} wants the addon ${route.env.PROTOBUFJS_RUSTWRITER === 'native' ? 'loaded' : 'not loaded'}`);
 }
 _testing.configure(route.options);
+keepNaNBits(protobuf);
 const settings = _testing.configure({});
 const thresholds = {
   native: RustWriter.native,

@@ -23,6 +23,10 @@
  *   bytes there, as protobufjs would have written them; while one is detached or resized (its
  *   length differs from the call's), its writer's `finish()` throws an `Error`, until that array
  *   is dropped (by `reset()`, or by a `finish()` that returns);
+ * - a signalling NaN to `double`/`doubles`: protobufjs writes its bits as V8 stores them into a
+ *   Float64Array, which Node 26's Maglev tier quiets (test/tiers.test.js), so protobufjs's bytes
+ *   change as its code tiers up; RustWriter writes the bits as they are, at every tier. The reference
+ *   writes them as they are too (`keepNaNBits`), as protobufjs does on its other tiers and lines;
  * - error messages differ, so only classes are compared.
  *
  * Hostile callbacks run in the world of the object that calls them; `self` is whichever writer's
@@ -649,5 +653,24 @@ class World {
   }
 }
 
+/**
+ * Makes protobufjs's `util.float.writeDoubleLE`, which its `double` and `doubles` call, write a NaN's
+ * bits as they are on every tier (see the list above). It converts its argument once, as before.
+ * @param {object} protobuf The reference's protobufjs
+ * @returns {undefined}
+ */
+function keepNaNBits(protobuf) {
+  const float = protobuf.util.float;
+  const writeDoubleLE = float.writeDoubleLE;
+  const cell = new Float64Array(1);
+  const bytes = new Uint8Array(cell.buffer);
+  float.writeDoubleLE = function writeDoubleLE_keepNaNBits(value, buf, pos) {
+    const number = +value;
+    if (number === number) return writeDoubleLE(number, buf, pos);
+    cell.fill(number); // a builtin, which keeps the bits on every tier
+    buf.set(bytes, pos);
+  };
+}
+
 module.exports = {
-  convertedRun, World, keptByRef, brokenLength, className, canaryBytes, MUTATING, FIXED_PACKED };
+  keepNaNBits, convertedRun, World, keptByRef, brokenLength, className, canaryBytes, MUTATING, FIXED_PACKED };
