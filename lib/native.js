@@ -1,7 +1,7 @@
 'use strict';
 
 /**
- * The native addon: loading it, the memory it shares, and the one call `finish()` makes when a
+ * The native addon (lib/addon.js finds it): the memory it shares, and the one call `finish()` makes when a
  * message has long packed varint fields (lib/finish.js).
  *
  * The addon owns three blocks (rust/binding.rs): the control block, where JS describes the runs
@@ -11,70 +11,32 @@
  */
 
 const PROTOCOL = require('../protocol.json');
+const { load, refused, whyNoAddon } = require('./addon');
+const { FORCE, envVar } = require('./env');
 const { lengthOf } = require('./typed');
-
-/** Environment variable that forces a path: `js` (never load the addon) or `native` (fail when
- * it cannot be loaded). Unset: the addon when it loads, else JS with one warning. */
-const FORCE_ENV = 'PROTOBUFJS_RUSTWRITER';
-/** The platforms with a prebuilt addon package (package.json `napi.targets`). */
-const PREBUILT = ['linux-x64-gnu', 'linux-x64-musl', 'linux-arm64-gnu', 'darwin-x64', 'darwin-arm64', 'win32-x64-msvc'];
-
-/**
- * @returns {string} The C library of this Linux process: `gnu` (glibc) or `musl`
- */
-function libc() {
-  const report = process.report && typeof process.report.getReport === 'function' ? process.report.getReport() : null;
-  return report && report.header && report.header.glibcVersionRuntime ? 'gnu' : 'musl';
-}
-
-/**
- * Why no addon loaded, and what to do: no prebuilt addon for this platform; its package not
- * installed (optional dependencies skipped, or missing from the registry the app installs from);
- * or installed but failing to load.
- * @param {string} platform `process.platform-process.arch`
- * @param {Error} err What loading it threw
- * @returns {string} One sentence
- */
-function whyNoAddon(platform, err) {
-  const packages = PREBUILT.filter((name) => name.startsWith(`${platform}-`) && (process.platform !== 'linux' || name.endsWith(libc())))
-    .map((name) => `protobufjs-rustwriter-${name}`);
-  if (packages.length === 0) {
-    return `no prebuilt addon exists for it (prebuilt: ${PREBUILT.join(', ')}); npm install in a git clone of protobufjs-rustwriter ` +
-      'builds one with a Rust toolchain (cargo)';
-  }
-  const installed = packages.filter((name) => {
-    try {
-      require.resolve(`${name}/package.json`);
-      return true;
-    } catch {
-      return false;
-    }
-  });
-  if (installed.length > 0) return `${installed.join(' and ')} is installed but did not load (${err.message.split('\n')[0]})`;
-  return `its package, ${packages.join(' or ')}, is not installed (an optional dependency: npm skips it with --omit=optional, ` +
-    'or when the registry the app installs from lacks it); install it, or reinstall with optional dependencies';
-}
 
 /**
  * The native engine, or `null` for the JS-only path.
  * @returns {object|null} Engine
  */
 function loadEngine() {
-  const force = process.env[FORCE_ENV];
+  const force = envVar(FORCE);
   if (force === 'js') return null;
   if (force !== undefined && force !== 'native' && force !== '') {
-    throw new Error(`protobufjs-rustwriter: ${FORCE_ENV} must be "js" or "native", not ${JSON.stringify(force)}`);
+    throw new Error(`protobufjs-rustwriter: ${FORCE} must be "js" or "native", not ${JSON.stringify(force)}`);
   }
-  let binding;
-  try {
-    binding = require('../binding.js');
-  } catch (err) {
+  const { binding, failures } = load();
+  if (binding === null) {
     const platform = `${process.platform}-${process.arch}`;
     if (force === 'native') {
-      throw new Error(`protobufjs-rustwriter: no native addon for ${platform} (${FORCE_ENV}=native): ${err.message}`, { cause: err });
+      throw new Error(`protobufjs-rustwriter: no native addon for ${platform} (${FORCE}=native): ${whyNoAddon(failures)}`,
+        failures.length > 0 ? { cause: failures[0].err } : undefined);
     }
+    const why = whyNoAddon(failures);
+    // Where the runtime refused native code, its flag is the fix; elsewhere, the variable silences it.
+    const silence = failures.some((f) => refused(f.err)) ? '' : ` Set ${FORCE}=js to choose the JS path without this warning.`;
     process.emitWarning(`no native addon for ${platform}, so RustWriter encodes in JavaScript (same bytes; long packed fields slower): ` +
-      `${whyNoAddon(platform, err)}. Set ${FORCE_ENV}=js to choose the JS path without this warning.`,
+      `${why}.${silence}`,
     { code: 'PROTOBUFJS_RUSTWRITER_NO_NATIVE', type: 'ProtobufjsRustwriterWarning' });
     return null;
   }

@@ -8,6 +8,7 @@
 const { copies } = require('./install');
 const { NATIVE } = require('./native');
 const { verifyStatus } = require('./verify');
+const { STATUS, envVar } = require('./env');
 
 /** Set by lib/register.js when the preload has hooked module loading. */
 const flags = { preload: false };
@@ -42,7 +43,7 @@ function formatStatus(s) {
   return lines.join('\n') + '\n';
 }
 
-if (process.env.PROTOBUFJS_RUSTWRITER_STATUS === '1') {
+if (envVar(STATUS) === '1') {
   process.once('exit', () => process.stderr.write(formatStatus(status())));
 }
 

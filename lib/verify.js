@@ -12,7 +12,7 @@
  * effects runs twice for it (never for the writers not sampled).
  */
 
-const ENV = 'PROTOBUFJS_RUSTWRITER_VERIFY';
+const { VERIFY, envVar } = require('./env');
 
 /** Every method of the Writer API that changes what `finish()` returns. */
 const METHODS = [
@@ -58,8 +58,8 @@ function fractionOf(value, source) {
  * @returns {number} Fraction
  */
 function defaultFraction() {
-  const value = process.env[ENV];
-  return value === undefined || value === '' ? 0 : fractionOf(value, ENV);
+  const value = envVar(VERIFY);
+  return value === undefined || value === '' ? 0 : fractionOf(value, VERIFY);
 }
 
 /**

@@ -17,7 +17,7 @@ if (cargo.error || cargo.status !== 0) {
   process.exit(0);
 }
 const napi = path.join(__dirname, '..', 'node_modules', '@napi-rs', 'cli', 'dist', 'cli.js');
-const build = spawnSync(process.execPath, [napi, 'build', '--platform', '--release', '--js', 'binding.js', '--dts', 'binding.d.ts'], {
+const build = spawnSync(process.execPath, [napi, 'build', '--platform', '--release', '--no-js', '--dts', 'binding.d.ts'], {
   cwd: path.join(__dirname, '..'),
   stdio: 'inherit',
 });

@@ -32,7 +32,7 @@ const PLATFORMS = [
   { platform: 'linux-x64-musl', triple: 'x86_64-unknown-linux-musl', cargoTarget: 'x86_64-unknown-linux-musl', via: 'zig' },
   { platform: 'darwin-x64', triple: 'x86_64-apple-darwin', cargoTarget: 'x86_64-apple-darwin', via: 'zig', macos: '10.13' },
   { platform: 'darwin-arm64', triple: 'aarch64-apple-darwin', cargoTarget: 'aarch64-apple-darwin', via: 'zig', macos: '11.0' },
-  // Named win32-x64-msvc because that is the file and package the loader (binding.js) looks for
+  // Named win32-x64-msvc because that is the file and package the loader (lib/addon.js) looks for
   // on Windows x64; compiled for x86_64-pc-windows-gnu with mingw-w64 (README "Platforms").
   { platform: 'win32-x64-msvc', triple: 'x86_64-pc-windows-gnu', cargoTarget: 'x86_64-pc-windows-gnu', via: 'mingw', loaderTriple: 'x86_64-pc-windows-msvc' },
 ];

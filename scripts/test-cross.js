@@ -481,7 +481,7 @@ function staticChecks() {
 // ------------------------------------------------------------------------------------------ runs
 
 /**
- * Puts `bytes` at the package root under the platform's napi file name (where binding.js loads
+ * Puts `bytes` at the package root under the platform's napi file name (where lib/addon.js loads
  * it from), saving what was there; returns a function that restores it.
  */
 function placeAddon(p, bytes) {

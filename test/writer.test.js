@@ -388,7 +388,7 @@ describe('the protocol shared with the native side', () => {
 
   it('has in protocol.json exactly what the binding reports (so the JS-only path uses the same numbers)', function () {
     if (!RustWriter.native) this.skip(); // the JS-only path has no binding to compare with
-    const { protocol } = require('../binding.js');
+    const { protocol } = require('../lib/addon').load().binding;
     assert.deepStrictEqual({ ...protocol() }, require('../protocol.json'));
   });
 });

@@ -1,0 +1,28 @@
+'use strict';
+
+/**
+ * The package's environment variables, read where a runtime may refuse to read them: Deno without
+ * `--allow-env` throws `NotCapable` for `process.env.X`. A variable the process may not read counts
+ * as unset, so the package runs with its defaults there.
+ */
+
+/** `js` (never load the addon) or `native` (fail when it cannot be loaded). */
+const FORCE = 'PROTOBUFJS_RUSTWRITER';
+/** The fraction of writers the shadow check covers (lib/verify.js). */
+const VERIFY = 'PROTOBUFJS_RUSTWRITER_VERIFY';
+/** `1`: print `status()` to stderr at exit (lib/status.js). */
+const STATUS = 'PROTOBUFJS_RUSTWRITER_STATUS';
+
+/**
+ * @param {string} name Variable
+ * @returns {string|undefined} Its value, or undefined if unset or not readable here
+ */
+function envVar(name) {
+  try {
+    return process.env[name];
+  } catch {
+    return undefined;
+  }
+}
+
+module.exports = { FORCE, VERIFY, STATUS, envVar };

@@ -1,0 +1,168 @@
+'use strict';
+
+/**
+ * Finding the native addon (lib/addon.js), and what the one warning says when none loads: for each
+ * cause, the cause and the command that fixes it, never advice that does not fit. Each case runs
+ * a copy of the package in a child process, placed as the case needs (a checkout, or
+ * `node_modules/protobufjs-rustwriter` of an app with or without a lockfile).
+ */
+
+const assert = require('assert');
+const { spawnSync } = require('child_process');
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { parseTriple } = require('@napi-rs/cli');
+const { PREBUILT } = require('../lib/addon');
+
+const ROOT = path.join(__dirname, '..');
+const { version, napi } = require('../package.json');
+const PLATFORM = `${process.platform}-${process.arch}`;
+/** The platform package npm would install here (on Linux, for this process's C library). */
+const WANTED = `protobufjs-rustwriter-${(PREBUILT[PLATFORM] || ['none'])[0]}`;
+
+/** Loads the package under test and prints whether the addon loaded. */
+const LOAD = 'const { RustWriter } = require(process.env.UNDER_TEST); console.log(JSON.stringify({ native: RustWriter.native }));';
+
+/**
+ * A copy of the package without its addon, at `dir` (its `node_modules` linked to this checkout's,
+ * so that protobufjs resolves).
+ * @param {string} dir Where
+ * @returns {string} `dir`
+ */
+function copyPackage(dir) {
+  fs.mkdirSync(dir, { recursive: true });
+  for (const file of ['index.js', 'protocol.json', 'package.json', 'lib']) {
+    fs.cpSync(path.join(ROOT, file), path.join(dir, file), { recursive: true });
+  }
+  return dir;
+}
+
+/**
+ * Runs `code` with `UNDER_TEST` set to the package copy `dir`.
+ * @param {string} dir The copy
+ * @param {string} code Script
+ * @param {object} [env] More environment
+ * @param {string[]} [flags] Node flags
+ * @returns {{status: number, stdout: string, stderr: string, warnings: string[]}} Result, with the
+ * package's warning lines
+ */
+function run(dir, code, env = {}, flags = []) {
+  const result = spawnSync(process.execPath, [...flags, '-e', code], {
+    cwd: os.tmpdir(), encoding: 'utf8', env: { ...process.env, PROTOBUFJS_RUSTWRITER: '', ...env, UNDER_TEST: dir },
+  });
+  const warnings = result.stderr.split('\n').filter((line) => line.includes('ProtobufjsRustwriterWarning'));
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr, warnings };
+}
+
+/**
+ * Asserts that loading the copy falls back to the JS path with exactly one warning matching `why`.
+ * @param {string} dir The copy
+ * @param {RegExp} why What the warning must say after the platform
+ * @param {string} [prelude] Code run before the package loads
+ * @returns {undefined}
+ */
+function assertFallback(dir, why, prelude = '') {
+  const result = run(dir, `${prelude}${LOAD} require(process.env.UNDER_TEST);`);
+  assert.strictEqual(result.status, 0, result.stderr);
+  assert.deepStrictEqual(JSON.parse(result.stdout), { native: false });
+  assert.strictEqual(result.warnings.length, 1, result.stderr);
+  assert.match(result.warnings[0], /no native addon for [\w-]+, so RustWriter encodes in JavaScript \(same bytes; long packed fields slower\): /);
+  assert.match(result.warnings[0], why);
+  assert.doesNotMatch(result.warnings[0], /removing both package-lock\.json and node_modules/);
+}
+
+describe('finding the native addon, and saying why it is not there', function () {
+  this.timeout(60000);
+
+  let tmp;
+  beforeEach(() => {
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'rustwriter-addon-'));
+  });
+  afterEach(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+  it('knows exactly the platforms package.json builds prebuilt addons for, by napi-rs\'s names', () => {
+    const fromTargets = {};
+    for (const triple of napi.targets) {
+      const { platform, arch, platformArchABI } = parseTriple(triple);
+      (fromTargets[`${platform}-${arch}`] ||= []).push(platformArchABI);
+    }
+    const sorted = (table) => Object.fromEntries(Object.entries(table).map(([k, v]) => [k, v.slice().sort()]).sort());
+    assert.deepStrictEqual(sorted(PREBUILT), sorted(fromTargets));
+    assert.deepStrictEqual(Object.values(PREBUILT).flat().sort(), fs.readdirSync(path.join(ROOT, 'npm')).sort());
+  });
+
+  it('loads the addon of this checkout', function () {
+    const result = run(ROOT, LOAD);
+    assert.strictEqual(result.status, 0, result.stderr);
+    assert.deepStrictEqual(JSON.parse(result.stdout), { native: true });
+    assert.strictEqual(result.stderr, '');
+  });
+
+  it('says a checkout has no addon built, and that npm install builds it', () => {
+    assertFallback(copyPackage(path.join(tmp, 'checkout')), /this checkout has no addon built for [\w-]+: npm install builds it, given a Rust toolchain/);
+  });
+
+  it('says an app\'s lockfile lacks the platform package, written by npm before 11.3 on another platform', function () {
+    if (PREBUILT[PLATFORM] === undefined) this.skip(); // no platform package exists here
+    const dir = copyPackage(path.join(tmp, 'app', 'node_modules', 'protobufjs-rustwriter'));
+    fs.writeFileSync(path.join(tmp, 'app', 'package-lock.json'), JSON.stringify({
+      lockfileVersion: 3, packages: { '': {}, 'node_modules/protobufjs-rustwriter': { version } },
+    }));
+    assertFallback(dir, new RegExp(`its package, ${WANTED}, is not installed: package-lock\\.json has no entry for it, as npm before 11\\.3 ` +
+      'writes when it runs on another platform \\(npm/cli#4828\\); npm 11\\.3 or later adds it: npx npm@11 install'));
+  });
+
+  it('says npm skipped optional dependencies when the lockfile lists the package', function () {
+    if (PREBUILT[PLATFORM] === undefined) this.skip();
+    const dir = copyPackage(path.join(tmp, 'app', 'node_modules', 'protobufjs-rustwriter'));
+    fs.writeFileSync(path.join(tmp, 'app', 'package-lock.json'), JSON.stringify({
+      lockfileVersion: 3,
+      packages: { '': {}, 'node_modules/protobufjs-rustwriter': { version }, [`node_modules/${WANTED}`]: { version, optional: true } },
+    }));
+    assertFallback(dir, new RegExp(`its package, ${WANTED}, is not installed: package-lock\\.json lists it, so npm skipped optional ` +
+      'dependencies \\(--omit=optional, or omit=optional in its config\\): npm install --include=optional'));
+  });
+
+  it('names the package to install when no npm lockfile tells more (yarn, pnpm, Bun)', function () {
+    if (PREBUILT[PLATFORM] === undefined) this.skip();
+    const dir = copyPackage(path.join(tmp, 'app', 'node_modules', 'protobufjs-rustwriter'));
+    assertFallback(dir, new RegExp(`its package, ${WANTED}, is not installed \\(an optional dependency, which the package ` +
+      `manager skipped\\): install ${WANTED}@${version.replace(/\./g, '\\.')}`));
+  });
+
+  it('says which installed package did not load, and why', function () {
+    if (PREBUILT[PLATFORM] === undefined) this.skip();
+    const dir = copyPackage(path.join(tmp, 'app', 'node_modules', 'protobufjs-rustwriter'));
+    const broken = path.join(tmp, 'app', 'node_modules', WANTED);
+    fs.mkdirSync(broken);
+    fs.writeFileSync(path.join(broken, 'package.json'), JSON.stringify({ name: WANTED, version, main: 'addon.js' }));
+    fs.writeFileSync(path.join(broken, 'addon.js'), "throw new Error('libc.musl-x86_64.so.1: cannot open shared object file');\n");
+    assertFallback(dir, new RegExp(`${WANTED} is there but did not load \\(libc\\.musl-x86_64\\.so\\.1: cannot open shared object file\\); ` +
+      'please report it at https://'));
+  });
+
+  it('says no prebuilt addon exists for a platform without one', () => {
+    const dir = copyPackage(path.join(tmp, 'checkout'));
+    assertFallback(dir, /no prebuilt addon exists for linux-mips \(prebuilt: [\w-]+(?:, [\w-]+)+\); a git clone of protobufjs-rustwriter builds one/,
+      "Object.defineProperty(process, 'platform', { value: 'linux' }); Object.defineProperty(process, 'arch', { value: 'mips' });");
+  });
+
+  it('says the permission model refused the addon, and the flag that allows it', function () {
+    const flags = process.allowedNodeEnvironmentFlags;
+    if (!flags.has('--allow-addons')) this.skip(); // a Node without addon permissions
+    const permission = flags.has('--permission') ? '--permission' : '--experimental-permission'; // Node 20's name
+    const result = run(ROOT, LOAD, {}, [permission, `--allow-fs-read=${ROOT}${path.sep}*`, `--allow-fs-read=${os.tmpdir()}${path.sep}*`]);
+    assert.strictEqual(result.status, 0, result.stderr);
+    assert.deepStrictEqual(JSON.parse(result.stdout), { native: false });
+    assert.strictEqual(result.warnings.length, 1, result.stderr);
+    assert.match(result.warnings[0], /the permission model does not allow native addons \(.*\): add --allow-addons to use the addon\.$/);
+  });
+
+  it('fails with the same cause, not a guess, when PROTOBUFJS_RUSTWRITER=native', () => {
+    const dir = copyPackage(path.join(tmp, 'checkout'));
+    const result = run(dir, LOAD, { PROTOBUFJS_RUSTWRITER: 'native' });
+    assert.notStrictEqual(result.status, 0);
+    assert.match(result.stderr, /no native addon for [\w-]+ \(PROTOBUFJS_RUSTWRITER=native\): this checkout has no addon built/);
+  });
+});
