@@ -2,7 +2,8 @@
 
 /**
  * `status()`: what is in use. With `PROTOBUFJS_RUSTWRITER_STATUS=1`, printed once to stderr
- * when the process exits, when every protobufjs copy the process loaded has been seen.
+ * when the process exits, when every protobufjs copy the process loaded has been seen, by a process
+ * that saw at least one.
  */
 
 const { copies } = require('./install');
@@ -44,7 +45,12 @@ function formatStatus(s) {
 }
 
 if (envVar(STATUS) === '1') {
-  process.once('exit', () => process.stderr.write(formatStatus(status())));
+  // Only a process that loaded protobufjs reports: with the variable and the preload in
+  // NODE_OPTIONS, `npm start`'s own process would otherwise print "0 copies seen" beside the app's.
+  process.once('exit', () => {
+    const s = status();
+    if (s.copies.length > 0) process.stderr.write(formatStatus(s));
+  });
 }
 
 module.exports = { status, formatStatus, flags };
