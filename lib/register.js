@@ -10,7 +10,11 @@
  * `dist/**\/protobuf[.min].js`. So the hook looks at each module *file* as it finishes loading
  * (`Module.prototype.load`, once per file, never for a cached `require`), tests its path
  * against one regular expression, and only for those files reads the exports and the
- * package.json naming the copy.
+ * package.json naming the copy. Bun has no `Module.prototype.load`: there the hook is
+ * `Module._extensions['.js']`, which it calls for each CommonJS file (see `hook`).
+ *
+ * Node's `module.registerHooks()` does not replace this hook: its `load` hook hands over a file's
+ * source before it runs, never the module object it makes (docs/design.md, "The preload").
  */
 
 const Module = require('module');
@@ -39,22 +43,57 @@ function consider(filename, exports) {
   if (copy.version !== null && SUPPORTED.test(copy.version)) install(exports);
 }
 
-if (!Object.prototype.hasOwnProperty.call(Module.prototype.load, HOOKED)) {
-  const load = Module.prototype.load;
-  const load_rustwriter = function load_rustwriter(filename) {
-    const result = load.apply(this, arguments);
-    if (ENTRY.test(filename)) consider(filename, this.exports);
+/**
+ * Wraps `holder[name]`, a function that loads one module file, so that each protobufjs entry file
+ * it loads is considered once it has run. The wrapper carries `HOOKED`, so that a second copy of
+ * this package in the process does not hook again.
+ * @param {object} holder `Module.prototype` or `Module._extensions`
+ * @param {string} name `load` or `.js`
+ * @param {function(object, Array): {filename: string, module: object}} loaded The file loaded and
+ * its module, from the call's `this` and arguments
+ * @returns {undefined}
+ */
+function wrap(holder, name, loaded) {
+  const original = holder[name];
+  const hooked = function load_rustwriter() {
+    const result = original.apply(this, arguments);
+    const { filename, module } = loaded(this, arguments);
+    if (ENTRY.test(filename)) consider(filename, module.exports);
     return result;
   };
-  Object.defineProperty(load_rustwriter, HOOKED, { value: true });
-  Module.prototype.load = load_rustwriter;
-  flags.preload = true;
+  Object.defineProperty(hooked, HOOKED, { value: true });
+  holder[name] = hooked;
+}
 
-  // Copies loaded before the preload ran (it was required late, or by code loaded earlier).
-  for (const id of Object.keys(require.cache)) {
-    const cached = require.cache[id];
-    if (cached && cached.loaded && ENTRY.test(cached.filename)) consider(cached.filename, cached.exports);
+/**
+ * Hooks module loading, once a process: `Module.prototype.load(filename)` where the runtime has it
+ * (Node, Deno), else `Module._extensions['.js'](module, filename)` (Bun, which runs every CommonJS
+ * file, `import`ed ones too, through it). Each runs once per module file, never for a cached
+ * `require`. Where neither exists, one warning names `install()`.
+ * @returns {boolean} Whether the hook is in place (now or by an earlier call)
+ */
+function hook() {
+  const extensions = Module._extensions;
+  if (typeof Module.prototype.load === 'function') {
+    if (Object.prototype.hasOwnProperty.call(Module.prototype.load, HOOKED)) return true;
+    wrap(Module.prototype, 'load', (module, args) => ({ filename: args[0], module }));
+  } else if (extensions !== null && typeof extensions === 'object' && typeof extensions['.js'] === 'function') {
+    if (Object.prototype.hasOwnProperty.call(extensions['.js'], HOOKED)) return true;
+    wrap(extensions, '.js', (_, args) => ({ filename: args[1], module: args[0] }));
+  } else {
+    process.emitWarning('this runtime has no module loading hook the preload can use (Module.prototype.load or ' +
+      'Module._extensions), so it installs only into the protobufjs copies already loaded; call install(protobuf) ' +
+      'on each copy your code loads', { code: 'PROTOBUFJS_RUSTWRITER_NO_HOOK', type: 'ProtobufjsRustwriterWarning' });
+    return false;
   }
+  return true;
+}
+
+flags.preload = hook();
+// Copies loaded before the preload ran (it was required late, or by code loaded earlier).
+for (const id of Object.keys(require.cache)) {
+  const cached = require.cache[id];
+  if (cached && cached.loaded && ENTRY.test(cached.filename)) consider(cached.filename, cached.exports);
 }
 
 module.exports = { status };
