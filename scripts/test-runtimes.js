@@ -1,0 +1,97 @@
+'use strict';
+
+/**
+ * `npm run test:runtimes`: the examples (examples/: reflection under the preload, pbjs static code
+ * with `install()`, gRPC over 127.0.0.1 under the preload), each checking its bytes against
+ * protobufjs's own writer, run by Bun and by Deno (the latest of each, fetched from the npm registry
+ * on first use: scripts/runtimes.js), with the command lines README "Runtimes" gives.
+ *
+ * They run in a temporary app laid out as an install leaves one: `node_modules/protobufjs-rustwriter`
+ * is this checkout (linked), the other packages this checkout's `node_modules`, and a package.json
+ * of `"type": "commonjs"`, as a CommonJS app has for Deno. Each run must exit 0 and report the path
+ * it should take (`RustWriter.native`); the run without Deno's `--allow-ffi` must take the JS path
+ * with the one warning that names the flag.
+ */
+
+const { spawnSync } = require('child_process');
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const runtimes = require('./runtimes');
+
+const ROOT = path.join(__dirname, '..');
+/** Per run; the gRPC example loads a lot of code. */
+const TIMEOUT_MS = 120000;
+const PRELOAD_DENO = './node_modules/protobufjs-rustwriter/register.mjs';
+
+/**
+ * The temporary app: examples/ copied, node_modules linked.
+ * @returns {string} Its directory
+ */
+function makeApp() {
+  const app = fs.mkdtempSync(path.join(os.tmpdir(), 'rustwriter-runtimes-'));
+  fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'commonjs' }));
+  fs.cpSync(path.join(ROOT, 'examples'), path.join(app, 'examples'), { recursive: true });
+  const modules = path.join(app, 'node_modules');
+  fs.mkdirSync(modules);
+  for (const entry of fs.readdirSync(path.join(ROOT, 'node_modules'))) {
+    if (entry === '.bin' || entry === '.package-lock.json') continue;
+    fs.symlinkSync(path.join(ROOT, 'node_modules', entry), path.join(modules, entry), 'dir');
+  }
+  fs.symlinkSync(ROOT, path.join(modules, 'protobufjs-rustwriter'), 'dir');
+  return app;
+}
+
+const bun = runtimes.bun();
+const deno = runtimes.deno();
+/** Each run: the runtime, its arguments, the path it must report, and the warning it must print. */
+const RUNS = [
+  { runtime: bun, args: ['--preload', 'protobufjs-rustwriter/register', 'examples/preload/app.js'] },
+  { runtime: bun, args: ['examples/preload/app.js'], bunfig: 'preload = ["protobufjs-rustwriter/register"]\n' },
+  { runtime: bun, args: ['examples/static/app.js'] },
+  { runtime: bun, args: ['--preload', 'protobufjs-rustwriter/register', 'examples/grpc/app.js'] },
+  { runtime: deno, args: ['run', '--allow-read', '--allow-ffi', '--preload', PRELOAD_DENO, 'examples/preload/app.js'] },
+  { runtime: deno, args: ['run', '--allow-read', '--allow-ffi', 'examples/static/app.js'] },
+  // @grpc/grpc-js itself reads environment variables and opens sockets.
+  { runtime: deno, args: ['run', '--allow-read', '--allow-ffi', '--allow-env', '--allow-net=127.0.0.1', '--preload', PRELOAD_DENO, 'examples/grpc/app.js'] },
+  {
+    runtime: deno, args: ['run', '--allow-read', 'examples/static/app.js'], native: false,
+    warning: /no native addon for linux-x64, so RustWriter encodes in JavaScript .*: Deno did not allow native code: run deno with --allow-ffi/,
+  },
+];
+
+const app = makeApp();
+const failed = [];
+try {
+  for (const { runtime, args, bunfig, native = true, warning } of RUNS) {
+    const command = `${path.basename(runtime.bin)} ${args.join(' ')}${bunfig ? ` (bunfig.toml: ${bunfig.trim()})` : ''}`;
+    process.stdout.write(`\n$ ${command}   # ${runtime.name}\n`);
+    const bunfigFile = path.join(app, 'bunfig.toml');
+    if (bunfig) fs.writeFileSync(bunfigFile, bunfig);
+    const started = Date.now();
+    const run = spawnSync(runtime.bin, args, {
+      cwd: app, encoding: 'utf8', timeout: TIMEOUT_MS, env: { ...process.env, NO_COLOR: '1', DENO_NO_UPDATE_CHECK: '1' },
+    });
+    fs.rmSync(bunfigFile, { force: true });
+    process.stdout.write(run.stdout);
+    process.stderr.write(run.stderr);
+    const seconds = ((Date.now() - started) / 1000).toFixed(1);
+    const problems = [];
+    if (run.error || run.status !== 0) problems.push(run.error ? run.error.message : `exit ${run.status ?? run.signal}`);
+    if (!run.stdout.includes(`RustWriter.native = ${native}`)) problems.push(`it did not report RustWriter.native = ${native}`);
+    const warnings = run.stderr.split('\n').filter((line) => line.includes('ProtobufjsRustwriterWarning'));
+    if (warning ? warnings.length !== 1 || !warning.test(warnings[0]) : warnings.length !== 0) {
+      problems.push(warning ? `not the one warning ${warning}` : 'a warning');
+    }
+    if (problems.length > 0) failed.push(`${command} on ${runtime.name}: ${problems.join('; ')}, after ${seconds} s`);
+    else process.stdout.write(`(passed in ${seconds} s)\n`);
+  }
+} finally {
+  fs.rmSync(app, { recursive: true, force: true });
+}
+if (failed.length > 0) {
+  process.stderr.write(`\ntest:runtimes failed:\n${failed.map((f) => `  ${f}\n`).join('')}`);
+  process.exitCode = 1;
+} else {
+  process.stdout.write(`\ntest:runtimes: all ${RUNS.length} runs passed on ${bun.name} and ${deno.name}\n`);
+}
