@@ -1,0 +1,163 @@
+'use strict';
+
+/**
+ * One child process of `npm run fuzz:schemas`: runs cases (case.js) on one protobufjs version and
+ * one path (fuzz/js/paths.js) and writes one JSON object a line to stdout for the parent
+ * (run.js). Modes:
+ *
+ *   node fuzz/schemas/batch.js --version V --path P --seed S --count N   cases S … S+N-1
+ *   node fuzz/schemas/batch.js --version V --path P --seeds a,b,…        a list of cases
+ *   node fuzz/schemas/batch.js --version V --path P --replay FILE        one case description (JSON)
+ *   node fuzz/schemas/batch.js --version V --path P --shrink FILE        shrink a failure record (JSON)
+ *
+ * Options: `--ref-writer own` (protobufjs 7's reference writes with 7.6.6's own BufferWriter,
+ * not 8.8.1's: see run.js), `--trace` (each seed to stderr before it runs),
+ * `--fault byte|read|crash|hang --fault-seed S` (self-tests: in case S,
+ * corrupt one byte of the subject's first non-empty result, read each top-level field of each
+ * subject message once more before encoding it, abort, or loop for ever), `--seconds` (shrink budget).
+ *
+ * The path's environment (`PROTOBUFJS_RUSTWRITER`) is set by the parent; its configuration is
+ * applied here with `_testing.configure`, and `install()` into the version's protobufjs.
+ */
+
+const fs = require('fs');
+const { PATHS } = require('../js/paths');
+
+const args = parseArgs(process.argv.slice(2));
+const route = PATHS[args.path];
+if (!route) throw new Error(`fuzz:schemas: unknown path ${args.path}`);
+const version = String(args.version);
+if (version !== '7' && version !== '8') throw new Error(`fuzz:schemas: unknown protobufjs version ${version} (7 or 8)`);
+
+const protobuf = require(version === '8' ? 'protobufjs' : 'protobufjs7');
+const { RustWriter, install, _testing } = require('../..');
+const { createRunner } = require('./check');
+const { generateCase } = require('./case');
+
+if (RustWriter.native !== (route.env.PROTOBUFJS_RUSTWRITER === 'native')) {
+  throw new Error(`fuzz:schemas: path ${args.path} wants the addon ${route.env.PROTOBUFJS_RUSTWRITER === 'native' ? 'loaded' : 'not loaded'}`);
+}
+_testing.configure(route.options);
+install(protobuf);
+
+/** protobufjs 7's generated encoders write into 8.8.1's writer, whose semantics RustWriter has (run.js). */
+const refProtobuf = version === '7' && args.refWriter !== 'own' ? require('protobufjs') : protobuf;
+
+/**
+ * @param {string[]} argv Arguments
+ * @returns {object} Options
+ */
+function parseArgs(argv) {
+  const out = {};
+  for (let i = 0; i < argv.length; i++) {
+    const key = argv[i].replace(/^--/, '').replace(/-(\w)/g, (_, c) => c.toUpperCase());
+    const next = argv[i + 1];
+    if (next === undefined || next.startsWith('--')) out[key] = true;
+    else {
+      out[key] = /^-?\d+$/.test(next) ? Number(next) : next;
+      i++;
+    }
+  }
+  return out;
+}
+
+/**
+ * @param {object} message To the parent
+ * @returns {undefined}
+ */
+function send(message) {
+  fs.writeSync(1, `${JSON.stringify(message)}\n`);
+}
+
+/**
+ * @param {string|null} fault Self-test fault (`byte`, `read`) or null
+ * @returns {function(object): object|null} A case runner for this version and path (check.js)
+ */
+function runner(fault) {
+  return createRunner({ protobuf, refProtobuf, RustWriter, version, path: args.path, fault });
+}
+
+/**
+ * Adds where a failure happened to its record.
+ * @param {object} failure Failure
+ * @returns {object} The same
+ */
+function locate(failure) {
+  failure.version = version;
+  failure.path = args.path;
+  failure.refWriter = refProtobuf === protobuf ? 'own' : '8.8.1';
+  return failure;
+}
+
+/** In `--replay` and `--shrink`, a self-test fault applies to every case (the test of the shrinker). */
+const everywhere = args.fault === 'byte' || args.fault === 'read' ? args.fault : null;
+
+if (args.replay) {
+  const desc = JSON.parse(fs.readFileSync(args.replay, 'utf8'));
+  const failure = runner(everywhere)(desc);
+  send({ type: 'replayed', failure: failure && locate(failure) });
+} else if (args.shrink) {
+  const { shrink } = require('./shrink');
+  const failure = JSON.parse(fs.readFileSync(args.shrink, 'utf8'));
+  const run = runner(everywhere);
+  const shrunk = shrink(failure, (desc) => run(desc), { seconds: args.seconds || 30 });
+  locate(shrunk.failure);
+  send({ type: 'shrunk', ...shrunk });
+} else if (args.describe !== undefined) {
+  send({ type: 'described', desc: generateCase(args.describe) });
+} else {
+  runBatch();
+}
+
+/**
+ * @param {{user: number, system: number}} usage `process.cpuUsage` difference
+ * @returns {number} Milliseconds
+ */
+function cpuMs(usage) {
+  return (usage.user + usage.system) / 1000;
+}
+
+/**
+ * Runs cases `--seed` … `--seed + --count - 1` (or `--seeds a,b,…`), reporting each failure,
+ * progress after every case (so the parent knows which case a crash or a hang happened in), and a
+ * summary.
+ */
+function runBatch() {
+  const seeds = args.seeds !== undefined
+    ? String(args.seeds).split(',').map(Number)
+    : Array.from({ length: args.count }, (_, k) => args.seed + k);
+  send({ type: 'ready' }); // loaded: from now on, silence means a hang (run.js)
+  const started = Date.now();
+  const cpu = process.cpuUsage();
+  const run = runner(null);
+  const faulty = args.fault === 'byte' || args.fault === 'read' ? runner(args.fault) : null;
+  /** the first cases that passed with non-empty bytes, and those that read top-level fields through user code */
+  const clean = [];
+  const reads = [];
+  let failures = 0;
+  let done = 0;
+  for (const seed of seeds) {
+    if (args.trace) fs.writeSync(2, `seed ${seed}\n`);
+    const faulted = args.fault !== undefined && seed === args.faultSeed;
+    if (faulted && args.fault === 'crash') process.abort();
+    if (faulted && args.fault === 'hang') for (;;);
+    const r = faulted && faulty !== null ? faulty : run;
+    const failure = r(generateCase(seed));
+    if (r !== run) for (const key of Object.keys(run.stats)) run.stats[key] += r.stats[key];
+    if (failure !== null) {
+      failures++;
+      send({ type: 'failure', failure: locate(failure) });
+    } else {
+      if (r.nonEmpty && clean.length < 10) clean.push(seed);
+      if (r.topReads && reads.length < 10) reads.push(seed);
+    }
+    if (faulty !== null) faulty.stats = { messages: 0, comparisons: 0, threw: 0, bytes: 0 };
+    done++;
+    send({ type: 'progress', done, messages: run.stats.messages });
+  }
+  send({
+    type: 'done', count: seeds.length, ...run.stats, ms: Date.now() - started, cpuMs: cpuMs(process.cpuUsage(cpu)),
+    maxRSS: process.resourceUsage().maxRSS * 1024, failures, clean, reads,
+    nativeCalls: require('../../lib/native').stats.calls, // that long packed fields reached the addon
+  });
+}

@@ -1,0 +1,240 @@
+'use strict';
+
+/**
+ * A case as a standalone script: the schema (`.proto` text, or the reflection calls that build
+ * it), each message as JS (the helpers that make getters, Proxies and seeded data are values.js's
+ * own functions, copied in), and the failing form run once as an app runs it after `install()`
+ * (the subject) and once with protobufjs's own encoder and writer (the reference), each printing
+ * its bytes, what it threw and the reads user code saw, then the first difference. Run it from the
+ * repository root (`node repro.js`, with `PROTOBUFJS_RUSTWRITER=js` for the JS paths).
+ */
+
+const values = require('./values');
+const jsValues = require('../js/values');
+const { runInto } = require('./check');
+const { toProto, buildReflect, buildRoot } = require('./schema');
+
+/** Helpers a script may call, by name, with their source. */
+const HELPERS = {
+  mulberry: jsValues.mulberry, element: jsValues.element, runInto,
+  ...Object.fromEntries(['refBig', 'seededText', 'seededBytes', 'seededElements', 'loggingObject', 'loggingArray',
+    'setProperty', 'bytesForm', 'big', 'longLike', 'conv', 'array', 'seeded', 'typed', 'map', 'object']
+    .map((name) => [name, values[name]])),
+};
+
+/**
+ * @param {object} desc Case (usually shrunk)
+ * @param {object} info `version` (`7`, `8`), `path`, `env`, `options` (the path's configuration),
+ * `refWriter` (`8.8.1` or `own`), `kind`, `form`, `at`, `message`, `outputs` (recorded)
+ * @returns {string} Script
+ */
+function render(desc, info) {
+  const protobuf = require(info.version === '8' ? 'protobufjs' : 'protobufjs7');
+  const root = buildRoot(protobuf, desc.schema);
+  const r = new Renderer(root);
+  const makers = desc.messages.map((m, k) => `function message${k}(s, p) { // ${m.type}\n  return ${r.expr(m.value, false, '  ')};\n}`).join('\n\n');
+  const schema = desc.schema.build === 'parse'
+    ? `const PROTO = ${template(toProto(desc.schema))};\n\n/** The schema's Root, as the fuzzer builds it. */\nfunction makeRoot() {\n  const root = protobuf.parse(PROTO, new protobuf.Root(), { keepCase: ${desc.schema.keepCase} }).root;\n${desc.schema.resolveAll ? '  root.resolveAll();\n' : ''}  return root;\n}`
+    : `// Built with protobufjs's reflection API (its field names are not all .proto identifiers); as .proto-like text:\n${toProto(desc.schema).trim().split('\n').map((l) => `//   ${l}`).join('\n')}\nconst SCHEMA = ${JSON.stringify(desc.schema)};\n${buildReflect.toString()}\n\n/** The schema's Root, as the fuzzer builds it. */\nfunction makeRoot() {\n  const root = buildReflect(protobuf, SCHEMA);\n${desc.schema.resolveAll ? '  root.resolveAll();\n' : ''}  return root;\n}`;
+  const form = info.form === 'into' ? 'into' : info.form || 'encode';
+  const index = info.at && info.at.message !== null && info.at.message !== undefined ? info.at.message : 0;
+  const j = info.at && info.at.into !== null && info.at.into !== undefined ? info.at.into : 0;
+  const into = desc.intos[j];
+  const body = `${schema}\n\n${makers}\n\nconst MESSAGES = [${desc.messages.map((m, k) => `['${m.type}', message${k}]`).join(', ')}];\n` +
+    (form === 'into' ? `const OPS = ${JSON.stringify(into.ops)};\n` : '') +
+    `\n${runner(desc, form, index)}`;
+  const used = helpersUsed(body);
+  const pathOptions = JSON.stringify(info.options || {});
+  const ref7 = info.version === '7' && info.refWriter !== 'own';
+  const recorded = info.outputs
+    ? `// Recorded: subject ${outputText(info.outputs.sub)}\n//           protobufjs ${outputText(info.outputs.ref)}\n` : '';
+  return `'use strict';
+// npm run fuzz:schemas: protobufjs ${info.version === '8' ? '8.8.1' : '7.6.6'}, path ${info.path}, case seed ${desc.seed}, ${form === 'into' ? 'an into run' : `message ${index}`}, form ${form}: ${info.kind}
+// ${String(info.message).replace(/\n/g, ' ').slice(0, 600)}
+${recorded}// Run from the repository root: ${Object.entries(info.env || {}).map(([k, v]) => `${k}=${v} `).join('')}node <this file>
+const protobuf = require('${info.version === '8' ? 'protobufjs' : 'protobufjs7'}');
+${ref7 ? "// protobufjs 7's generated encoder writes into 8.8.1's BufferWriter: RustWriter has 8.x's writer semantics (README).\nconst refProtobuf = require('protobufjs');\n" : 'const refProtobuf = protobuf;\n'}const Long = require('long');
+const { RustWriter, install, _testing } = require('protobufjs-rustwriter');
+
+_testing.configure(${pathOptions});
+install(protobuf); // the subject: Type.encode(m) as an app runs it
+${used.includes('bytesForm') || desc.options.customBuffer ? `\n${values.CustomBuffer.toString()}\n` : ''}
+${used.map((name) => HELPERS[name].toString()).join('\n\n')}
+
+${body}
+const [a, b] = [run(false), run(true)];
+console.log('subject (install(), RustWriter):', a.out);
+console.log('  reads:', JSON.stringify(a.log));
+console.log('reference (protobufjs\\'s encoder and writer):', b.out);
+console.log('  reads:', JSON.stringify(b.log));
+const k = a.log.findIndex((line, i) => line !== b.log[i]);
+console.log(a.out === b.out && a.log.length === b.log.length && k < 0 ? 'same' : a.out !== b.out ? 'the outputs differ' : \`the reads differ from entry \${k < 0 ? Math.min(a.log.length, b.log.length) : k}\`);
+`;
+}
+
+/**
+ * The script's `run(ref)`: one side's build and encode of the failing form.
+ * @param {object} desc Case
+ * @param {string} form Form
+ * @param {number} index Message (encode, delimited)
+ * @returns {string} Source
+ */
+function runner(desc, form, index) {
+  const setup = [];
+  const restore = [];
+  if (desc.options.customBuffer) {
+    setup.push('for (const p of new Set([protobuf, refProtobuf])) { p.util.Buffer = CustomBuffer; p.configure(); }');
+    restore.push('for (const p of new Set([protobuf, refProtobuf])) { p.util.Buffer = Buffer; p.configure(); }');
+  }
+  if (desc.options.recursionLimit !== null) {
+    setup.push(`const limit = protobuf.util.recursionLimit;\n  protobuf.util.recursionLimit = ${desc.options.recursionLimit};`);
+    restore.push('protobuf.util.recursionLimit = limit;');
+  }
+  let encode;
+  if (form === 'into') {
+    encode = `    const writer = () => (ref ? new refProtobuf.BufferWriter() : RustWriter.create());
+    const type = (k) => s.type(MESSAGES[k][0]);
+    const encode = (k, w) => (ref || w !== undefined ? type(k).encode(msgs[k], w === undefined ? writer() : w) : type(k).encode(msgs[k]));
+    const result = runInto(OPS, ref, writer, type, msgs, encode, {});`;
+  } else {
+    const call = form === 'delimited' ? 'encodeDelimited' : 'encode';
+    encode = `    const T = s.type(MESSAGES[${index}][0]);
+    const w = ref ? T.${call}(msgs[${index}], new refProtobuf.BufferWriter()) : T.${call}(msgs[${index}]);
+    phase = \`\${w.constructor.name}.finish\`;
+    const result = w.finish();`;
+  }
+  return `/**
+ * One side: the messages built (from the side's own Root), then encoded.
+ * @param {boolean} ref Whether this is the reference (protobufjs's encoder and writer)
+ * @returns {{out: string, log: string[]}} What it gave, and the reads user code saw
+ */
+function run(ref) {
+  const root = makeRoot();
+  const log = [];
+  const s = { ref, log: (line) => log.push(line), type: (name) => root.lookupType(name), protobuf };
+  ${setup.join('\n  ')}
+  let phase = 'building the messages';
+  try {
+    const msgs = MESSAGES.map(([, make], k) => make(s, ${form === 'into' ? '`m${k}`' : "'m'"}));
+    phase = 'encoding';
+${encode}
+    return { out: \`\${Buffer.from(result.buffer, result.byteOffset, result.length).toString('hex') || '(empty)'} (\${result.length} bytes, a \${Object.getPrototypeOf(result).constructor.name})\`, log };
+  } catch (err) {
+    return { out: \`threw \${err && err.constructor && err.constructor.name} while \${phase}: \${err && err.message}\`, log };
+  }${restore.length ? ` finally {\n    ${restore.join('\n    ')}\n  }` : ''}
+}
+`;
+}
+
+/**
+ * @param {object} o A recorded output (check.js `describe`)
+ * @returns {string} It in one line
+ */
+function outputText(o) {
+  if (o.threw) return `threw ${o.threw} while ${o.phase === 'build' ? 'building' : 'encoding'}: ${String(o.message).slice(0, 200)}`;
+  return `${o.hex === '' ? '(empty)' : o.hex} (${o.bytes} bytes, ${o.logLength} reads)`;
+}
+
+/**
+ * @param {string} text Text
+ * @returns {string} A template literal of it
+ */
+function template(text) {
+  return `\`${text.replace(/\\/g, '\\\\').replace(/`/g, '\\`').replace(/\$\{/g, '\\${')}\``;
+}
+
+/**
+ * The helpers a body calls, with those they call, in a stable order.
+ * @param {string} body Source
+ * @returns {string[]} Names
+ */
+function helpersUsed(body) {
+  const used = new Set();
+  let text = body;
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const name of Object.keys(HELPERS)) {
+      if (!used.has(name) && new RegExp(`\\b${name}\\(`).test(text)) {
+        used.add(name);
+        text += HELPERS[name].toString();
+        grew = true;
+      }
+    }
+  }
+  return Object.keys(HELPERS).filter((name) => used.has(name));
+}
+
+/** Turns value descriptions into JS expressions that make them (values.js `materialize`, written out). */
+class Renderer {
+  /**
+   * @param {object} root A Root of the schema (for field names)
+   */
+  constructor(root) {
+    this.root = root;
+  }
+
+  /**
+   * @param {object} d Description
+   * @param {boolean} long64 Whether it goes to a 64-bit field
+   * @param {string} indent Indentation of the line it starts on
+   * @returns {string} Expression, in the scope of `s` (side) and `p` (its path)
+   */
+  expr(d, long64, indent) {
+    const thunk = (e, wide) => {
+      const x = this.expr(e, wide, `${indent}  `);
+      return `(s, p) => ${x.startsWith('{') ? `(${x})` : x}`;
+    };
+    switch (d.k) {
+      case 'num': {
+        const v = jsValues.numValue(d);
+        return Object.is(v, -0) ? '-0' : String(v);
+      }
+      case 'str': return JSON.stringify(d.v);
+      case 'text': return d.n <= 48 ? JSON.stringify(values.seededText(d.n, d.seed, d.mix)) : `seededText(${d.n}, ${d.seed}, '${d.mix}')`;
+      case 'big': return `big(s, '${d.v}', ${long64})`;
+      case 'long': return `Long.fromBits(${d.low}, ${d.high}, ${d.unsigned})`;
+      case 'lh': {
+        const low = this.expr(d.low, false, indent);
+        const high = this.expr(d.high, false, indent);
+        return d.log ? `longLike(s, p, ${low}, ${high})` : `{ low: ${low}, high: ${high} }`;
+      }
+      case 'lit': return values.LITERALS[d.v][1];
+      case 'conv': return `conv(s, p, '${d.via}', ${this.expr(d.ret, false, indent)})`;
+      case 'bytes': {
+        const hex = d.hex !== undefined ? d.hex : d.n <= 64 ? values.seededBytes(d.n, d.seed).toString('hex') : null;
+        return `bytesForm(${hex !== null ? `Buffer.from('${hex}', 'hex')` : `seededBytes(${d.n}, ${d.seed})`}, '${d.form}', CustomBuffer)`;
+      }
+      case 'arr': {
+        const flags = {};
+        for (const key of ['holes', 'getters', 'proxy', 'like']) if (d[key]) flags[key] = d[key];
+        const elems = d.elems.map((e) => thunk(e, long64));
+        const list = elems.join(', ').length < 80 ? `[${elems.join(', ')}]` : `[\n${elems.map((e) => `${indent}  ${e},`).join('\n')}\n${indent}]`;
+        return `array(s, p, ${list}, ${JSON.stringify(flags).replace(/"(\w+)":/g, '$1: ')})`;
+      }
+      case 'seeded': return `seeded(s, ${d.n}, ${d.seed}, '${d.dist}', ${long64})`;
+      case 'typed': return `typed(s, '${d.type}', ${d.n}, ${d.seed}, '${d.dist}', ${long64})`;
+      case 'map': {
+        if (d.entries.length === 0) return `map(s, p, '${d.mode}', [])`;
+        const entries = d.entries.map(([key, e]) => `${indent}  [${JSON.stringify(key)}, ${thunk(e, long64)}],`);
+        return `map(s, p, '${d.mode}', [\n${entries.join('\n')}\n${indent}])`;
+      }
+      case 'vol': return this.expr(d.seq[0], long64, indent);
+      case 'msg': {
+        const T = this.root.lookupType(d.type);
+        const entries = d.fields.map(([id, vd, how]) => {
+          const field = T.fieldsById[id];
+          const name = field ? field.name : `?${id}`;
+          const wide = field ? values.LONG_TYPES.has(field.type) : false;
+          const make = vd.k === 'vol' && how === 'getter' ? `[${vd.seq.map((e) => thunk(e, wide)).join(', ')}]` : thunk(vd, wide);
+          return `${indent}  [${JSON.stringify(name)}, '${how}', ${make}],`;
+        });
+        const unknowns = d.unknowns ? `[${d.unknowns.map((u) => thunk(u, false)).join(', ')}]` : 'null';
+        const list = entries.length ? `[\n${entries.join('\n')}\n${indent}]` : '[]';
+        return `object(s, p, '${d.type}', '${d.mode}', ${list}, ${unknowns}${d.unknownsHow ? `, '${d.unknownsHow}'` : ''})`;
+      }
+      default: return `undefined /* ${d.k} */`;
+    }
+  }
+}
+
+module.exports = { render };
