@@ -137,6 +137,19 @@ class Gen {
     const inner = { plain: ctx.plain || mode === 'fromObject' || mode === 'decoded' };
     const d = { k: 'msg', type: typeName, mode, fields: [] };
     const fields = type.fields;
+    const fillers = fields.filter((f) => (f.type === 'bytes' || f.type === 'string') && f.kind === 'scalar');
+    if (depth > 0 && fillers.length > 0 && this.chance(0.06)) {
+      // One string or bytes field whose length makes this message exactly 127, 128, 16383 or 16384
+      // bytes long: the length prefix of the field holding it is then at a varint boundary.
+      const f = pick(this.rng, fillers);
+      const total = pick(this.rng, [127, 128, 16383, 16384]);
+      const tag = varint(f.id * 8 + 2).length;
+      let n = total - tag - 1;
+      while (n > 0 && tag + varint(n).length + n > total) n--;
+      const value = f.type === 'string' ? { k: 'text', n, seed: this.rng.int(2 ** 31), mix: 'ascii' } : { k: 'bytes', form: 'buffer', n, seed: this.rng.int(2 ** 31) };
+      d.fields.push([f.id, f.label === 'repeated' ? { k: 'arr', elems: [value] } : value, 'own']);
+      return d;
+    }
     const deepField = depth < this.deep
       ? pick(this.rng, fields.filter((f) => f.kind === 'message' || f.kind === 'group' || (f.kind === 'map' && f.valueKind === 'message')) || [])
       : undefined;
@@ -501,7 +514,10 @@ function generateMessages(rng, schema, count) {
   const out = [];
   for (let i = 0; i < count; i++) {
     const type = pick(rng, top).name;
-    const deep = rng() < 0.05 ? 3 + rng.int(5) : 0;
+    // Now and then a chain of nested messages deeper than a small util.recursionLimit (case.js), or
+    // than protobufjs's own 100, where the schema's message fields allow it.
+    const x = rng();
+    const deep = x < 0.05 ? 3 + rng.int(5) : x < 0.06 ? 99 + rng.int(5) : 0;
     const g = new Gen(rng, schema, { maxDepth: rng.int(4), budget: rng() < 0.1 ? 400 : 60, deep });
     out.push({ type, value: g.message(type, 0, { plain: false }) });
   }

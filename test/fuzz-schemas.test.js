@@ -1,0 +1,117 @@
+'use strict';
+
+/**
+ * `npm run fuzz:schemas`, short: seeded random schemas and messages (fuzz/schemas/) encoded after
+ * `install()` and with protobufjs's own encoder and writer, on protobufjs 8.8.1 and 7.6.6 and on
+ * the four paths of fuzz/js/paths.js, each in child processes; then the checker's own tests: a
+ * corrupted subject byte, a subject that reads a getter once too often, a crashed and a hung batch
+ * must each be caught with the case's seed, and a failure must shrink to a runnable script.
+ * `FUZZ_SCHEMAS_COUNT` sets the cases per version and path.
+ */
+
+const assert = require('assert');
+const { spawnSync } = require('child_process');
+const fs = require('fs');
+const path = require('path');
+const { fuzz, format } = require('../fuzz/schemas/run');
+const { PATH_NAMES, PATHS } = require('../fuzz/js/paths');
+
+const COUNT = Number(process.env.FUZZ_SCHEMAS_COUNT || 40);
+/** Child processes at a time: the machines this runs on have two cores. */
+const JOBS = 2;
+/** Seconds of silence that count as a hang in the hang test (longer under an emulator: test:cross). */
+const STALL = 2 * Number(process.env.RUSTWRITER_CROSS_TIMEOUT_FACTOR || 1);
+const quiet = { log: () => {}, write: false, jobs: JOBS, stall: 60, shrink: false };
+const VERSIONS = [['8', '8.8.1'], ['7', '7.6.6']];
+
+describe('npm run fuzz:schemas (short run)', function () {
+  this.timeout(240000);
+  let report;
+
+  before(async () => {
+    report = await fuzz({ ...quiet, count: COUNT, batch: COUNT, shrink: true, shrinkSeconds: 10 });
+  });
+
+  for (const [version, name] of VERSIONS) {
+    it(`finds no difference in ${COUNT} cases a path of protobufjs ${name} (bytes, errors, reads), on ${PATH_NAMES.join(', ')}`, () => {
+      for (const p of PATH_NAMES) {
+        const r = report.runs[`${version} ${p}`];
+        assert.strictEqual(r.cases, COUNT, `${p}: ran ${r.cases} of ${COUNT} cases`);
+        assert.ok(r.messages >= 3 * COUNT, `${p}: ${r.messages} messages`);
+      }
+      const failures = report.fresh.filter((g) => g.version === version);
+      assert.deepStrictEqual(failures.map((g) => `${g.kind} ${g.form}`), [], `failures:\n${format(report)}`);
+    });
+  }
+
+  it('sends long packed fields of protobufjs 8 to the addon on the native paths', function () {
+    if (!require('..').RustWriter.native) this.skip();
+    assert.ok(report.runs['8 native'].nativeCalls > 0, format(report));
+    assert.ok(report.runs['8 native-entries'].nativeCalls > report.runs['8 native'].nativeCalls, format(report));
+    assert.strictEqual(report.runs['8 js'].nativeCalls, 0);
+  });
+});
+
+describe('the fuzz:schemas checker', function () {
+  this.timeout(120000);
+  /** Cases that pass with non-empty bytes; cases that read top-level fields through getters or Proxies. */
+  let clean;
+  let reads;
+
+  before(async () => {
+    const r = await fuzz({ ...quiet, versions: ['8'], paths: ['native'], count: 20 });
+    clean = r.runs['8 native'].clean;
+    reads = r.runs['8 native'].reads;
+    assert.ok(clean.length >= 2 && reads.length >= 1, format(r));
+  });
+
+  /** Runs cases with a fault injected in the harness, on protobufjs 8 and the native path. */
+  const faulted = (fault, seed, extra = {}) => fuzz({
+    ...quiet, versions: ['8'], paths: ['native'], seed, count: 1, fault, faultSeed: seed, ...extra,
+  });
+
+  it('catches one corrupted byte of the subject\'s result, with the seed, and shrinks it to a script that runs', async () => {
+    const r = await faulted('byte', clean[0], { shrink: true, shrinkSeconds: 10 });
+    assert.deepStrictEqual(r.fresh.map((g) => [g.kind, g.seeds[0]]), [['bytes', `8:native:${clean[0]}`]], format(r));
+    const g = r.fresh[0];
+    assert.ok(g.verified, format(r));
+    assert.strictEqual(g.shrunk.size.messages, 1, format(r));
+    assert.ok(g.shrunk.size.nodes <= 3, format(r));
+    // The fault is in the harness: the script itself finds the two sides the same.
+    // In the repository, where the script's require('protobufjs') and require('protobufjs-rustwriter') resolve.
+    const dir = path.join(__dirname, '..', 'target', 'fuzz-schemas');
+    fs.mkdirSync(dir, { recursive: true });
+    const file = path.join(dir, `self-test-${process.pid}.js`);
+    fs.writeFileSync(file, g.script);
+    try {
+      const run = spawnSync(process.execPath, [file], { cwd: path.join(__dirname, '..'), env: { ...process.env, ...PATHS.native.env }, encoding: 'utf8' });
+      assert.strictEqual(run.status, 0, run.stderr);
+      assert.match(run.stdout, /^same$/m, run.stdout);
+    } finally {
+      fs.unlinkSync(file);
+    }
+  });
+
+  it('catches a subject that reads a getter once more than protobufjs\'s encoder, with the seed', async () => {
+    const r = await faulted('read', reads[0]);
+    assert.deepStrictEqual(r.fresh.map((g) => [g.kind, g.seeds[0]]), [['log', `8:native:${reads[0]}`]], format(r));
+    assert.match(r.fresh[0].first.message, /user code ran differently/);
+  });
+
+  it('catches a crash of a batch process and names the case', async () => {
+    const r = await faulted('crash', clean[0] + 2, { seed: clean[0], count: 5 });
+    const crash = r.fresh.find((g) => g.kind === 'crash');
+    assert.ok(crash, format(r));
+    assert.strictEqual(crash.first.seed, clean[0] + 2);
+    assert.match(crash.first.message, /signal SIGABRT/);
+    assert.strictEqual(r.runs['8 native'].cases, 5, 'the cases after the crash ran in a new process');
+  });
+
+  it('catches a hang of a batch process and names the case', async () => {
+    const r = await faulted('hang', clean[0] + 1, { seed: clean[0], count: 3, stall: STALL });
+    const hang = r.fresh.find((g) => g.kind === 'hang');
+    assert.ok(hang, format(r));
+    assert.strictEqual(hang.first.seed, clean[0] + 1);
+    assert.strictEqual(r.runs['8 native'].cases, 3, 'the case after the hang ran in a new process');
+  });
+});
