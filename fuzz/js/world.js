@@ -654,8 +654,11 @@ class World {
 }
 
 /**
- * Makes protobufjs's `util.float.writeDoubleLE`, which its `double` and `doubles` call, write a NaN's
- * bits as they are on every tier (see the list above). It converts its argument once, as before.
+ * Makes protobufjs's `double` and `doubles` write a NaN's bits as they are on every tier (see the
+ * list above): `util.float.writeDoubleLE`, which they call, stores a NaN through the `fill` builtin;
+ * and `doubles` writes every field through it, as protobufjs 8.8.1 does below 16 elements, where
+ * from 16 it stores through a DataView, which Maglev quiets too. Each element is still read and
+ * converted once.
  * @param {object} protobuf The reference's protobufjs
  * @returns {undefined}
  */
@@ -669,6 +672,21 @@ function keepNaNBits(protobuf) {
     if (number === number) return writeDoubleLE(number, buf, pos);
     cell.fill(number); // a builtin, which keeps the bits on every tier
     buf.set(bytes, pos);
+  };
+  // protobufjs 8.8.1's own `doubles` without its DataView branch.
+  protobuf.BufferWriter.prototype.doubles = function write_doubles_keepNaNBits(value) {
+    const n = value.length;
+    const bytes = n * 8;
+    this.uint32(bytes);
+    this._reserve(bytes);
+    const buf = this.buf;
+    let p = this.pos;
+    for (let i = 0; i < n; ++i) {
+      float.writeDoubleLE(value[i], buf, p);
+      p += 8;
+    }
+    this.pos += bytes;
+    return this;
   };
 }
 
