@@ -1,4 +1,4 @@
 'use strict';
 
-// The preload: `node -r protobufjs-rustwriter/register app.js` (see lib/register.js).
-module.exports = require('./lib/register');
+// The preload: `node -r protobufjs-rustwriter/register app.js` (see lib/integration/register.js).
+module.exports = require('./lib/integration/register');

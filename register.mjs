@@ -1,2 +1,2 @@
-// The preload for `node --import protobufjs-rustwriter/register app.mjs` (see lib/register.js).
+// The preload for `node --import protobufjs-rustwriter/register app.mjs` (see lib/integration/register.js).
 import './register.js';

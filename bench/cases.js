@@ -57,7 +57,7 @@ function instanceWriter(env, native) {
 
 /**
  * The `Writer` whose `create` is what `install(protobuf, { verify: fraction })` gives protobufjs
- * 8.8.1 (lib/verify.js): RustWriters, `fraction` of them shadowed by protobufjs 8.8.1's own
+ * 8.8.1 (lib/integration/verify.js): RustWriters, `fraction` of them shadowed by protobufjs 8.8.1's own
  * writer. It is installed into a stand-in for the module (its `Writer`, with protobufjs 8.8.1's
  * `BufferWriter` and `util`), so that protobufjs 8.8.1's own contender keeps its writer.
  * @param {number} fraction Fraction of writers checked

@@ -21,7 +21,7 @@ const { execFileSync } = require('child_process');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
-const { RustWriter } = require('..');
+const { RustWriter, _testing: { nativeCalls: nativeCallsMade } } = require('..');
 const { CASES, CONTENDERS, COMPARISONS, PROTO_FILE, contendersOf, prepareCase } = require('./cases');
 const { runCase, BENCH_OPTIONS, ROUNDS } = require('./suite');
 const { measureInChild, ALLOC_FLAGS } = require('./alloc');
@@ -44,8 +44,6 @@ const NOISY_RME = 10;
  * (a result slab running out), few enough to take well under a second on the 1 MB case.
  */
 const NATIVE_CALL_OPS = 100;
-/** The writer's internal module whose `stats.calls` counts native calls. */
-const NATIVE_MODULE = '../lib/native';
 
 const NAMES = Object.fromEntries(CONTENDERS.map(({ key, name }) => [key, name]));
 
@@ -69,23 +67,15 @@ function ratiosOf(contenders) {
 }
 
 /**
- * Native calls per op of RustWriter's op, counted outside any timing by the writer's own counter
- * (`stats.calls` of lib/native.js), read only if the loaded writer uses that module.
+ * Native calls per op of RustWriter's op, counted outside any timing by the addon itself
+ * (`_testing.nativeCalls`).
  * @param {() => *} fn RustWriter's op
- * @returns {number|null} Calls per op, null where the writer has no such counter
+ * @returns {number} Calls per op
  */
 function nativeCallsPerOp(fn) {
-  let file;
-  try {
-    file = require.resolve(NATIVE_MODULE);
-  } catch {
-    return null;
-  }
-  const stats = require.cache[file] && require.cache[file].exports.stats;
-  if (!stats || typeof stats.calls !== 'number') return null;
-  const before = stats.calls;
+  const before = nativeCallsMade();
   for (let i = 0; i < NATIVE_CALL_OPS; ++i) fn();
-  return (stats.calls - before) / NATIVE_CALL_OPS;
+  return ((nativeCallsMade() - before) >>> 0) / NATIVE_CALL_OPS;
 }
 
 /**

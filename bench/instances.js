@@ -3,7 +3,7 @@
 /**
  * A separate module instance of this package, loaded under its own environment variables: how
  * the bench times RustWriter's JS-only path (`PROTOBUFJS_RUSTWRITER=js`) in the same process as
- * the native one. The package reads its switches once, when its modules load (lib/native.js), so
+ * the native one. The package reads its switches once, when its modules load (lib/writer/native.js), so
  * a second instance needs its modules loaded afresh: their entries leave `require.cache`, the
  * variables are set, the package is required, and then both the cache and the environment are
  * put back as they were, so every later `require('..')` still returns the main instance.

@@ -7,6 +7,8 @@
  * per encode is the floor no writer can beat.
  */
 
+const { WRITE_METHODS } = require('../lib/writer/methods');
+
 const EMPTY = Buffer.alloc(0);
 
 /** A writer that writes nothing. */
@@ -34,14 +36,7 @@ function nothing() {
   return this;
 }
 
-const METHODS = [
-  'uint32', 'int32', 'sint32', 'uint64', 'int64', 'sint64', 'bool', 'fixed32', 'sfixed32', 'fixed64', 'sfixed64',
-  'float', 'double', 'bytes', 'string', 'raw',
-  'uint32s', 'int32s', 'sint32s', 'uint64s', 'int64s', 'sint64s', 'bools', 'fixed32s', 'sfixed32s', 'fixed64s',
-  'sfixed64s', 'floats', 'doubles',
-  'fork', 'reset', 'ldelim',
-];
-for (const name of METHODS) NullWriter.prototype[name] = nothing;
+for (const name of WRITE_METHODS) NullWriter.prototype[name] = nothing;
 
 /**
  * @returns {Buffer} An empty Buffer (always the same one)

@@ -8,9 +8,9 @@
 
 /** `js` (never load the addon) or `native` (fail when it cannot be loaded). */
 const FORCE = 'PROTOBUFJS_RUSTWRITER';
-/** The fraction of writers the shadow check covers (lib/verify.js). */
+/** The fraction of writers the shadow check covers (lib/integration/verify.js). */
 const VERIFY = 'PROTOBUFJS_RUSTWRITER_VERIFY';
-/** `1`: print `status()` to stderr at exit (lib/status.js). */
+/** `1`: print `status()` to stderr at exit (lib/integration/status.js). */
 const STATUS = 'PROTOBUFJS_RUSTWRITER_STATUS';
 
 /**

@@ -25,10 +25,10 @@ use napi::bindgen_prelude::{Env, FromNapiValue, Object};
 use napi::{sys, JsValue};
 use napi_derive::napi;
 
-use crate::control::{Run, CTL_WORDS, LAYOUT, WORD_BYTES};
+use crate::control::{Run, CTL_WORDS, LAYOUT, MAX_OUTPUT, WORD_BYTES};
 use crate::error::Error;
 use crate::memory::Block;
-use crate::runs::{encode_runs, MAX_OUTPUT};
+use crate::runs::encode_runs;
 
 /// Bytes of the value and output blocks an engine starts with; they grow on demand (a few times
 /// per process: JS asks for at least double).

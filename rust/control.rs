@@ -15,6 +15,7 @@
 //! | `CTL_RUNS` | JS | number of runs, at most [`MAX_RUNS`] |
 //! | `CTL_TOTAL` | Rust | bytes written to the output block |
 //! | `CTL_RECORDS + RUN_WORDS * i ..` | JS, then Rust | run `i`: `[kind, count, first, len]` |
+//! | `CTL_CALLS` (the last word) | Rust | calls made so far, wrapping (`measure` and the benchmark read it) |
 //!
 //! A run record: `kind` a [`Run`] number, `count` its elements, `first` the index of its first
 //! element in the value block in 32-bit words (even for 64-bit runs), and `len`, written by
@@ -34,8 +35,12 @@ pub const CTL_RECORDS: usize = 2;
 pub const RUN_WORDS: usize = 4;
 /// Most runs one call encodes: JS writes further long packed fields itself.
 pub const MAX_RUNS: usize = 256;
+/// Control word: the calls made so far (wrapping at 2^32), after the last run record.
+pub const CTL_CALLS: usize = CTL_RECORDS + RUN_WORDS * MAX_RUNS;
 /// Words in the control block.
-pub const CTL_WORDS: usize = CTL_RECORDS + RUN_WORDS * MAX_RUNS;
+pub const CTL_WORDS: usize = CTL_CALLS + 1;
+/// Largest message, in bytes, either side produces: JS keeps offsets as int32 (`2^31 - 1`).
+pub const MAX_OUTPUT: usize = i32::MAX as usize;
 /// Run record word: the kind.
 pub const RUN_KIND: usize = 0;
 /// Run record word: the element count.
@@ -116,7 +121,8 @@ pub const LAYOUT: &[(&str, usize)] = &[
     ("RUN_COUNT", RUN_COUNT),
     ("RUN_FIRST", RUN_FIRST),
     ("RUN_LEN", RUN_LEN),
-    ("MAX_OUTPUT", crate::runs::MAX_OUTPUT),
+    ("CTL_CALLS", CTL_CALLS),
+    ("MAX_OUTPUT", MAX_OUTPUT),
 ];
 
 #[cfg(test)]

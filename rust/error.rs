@@ -42,7 +42,7 @@ pub enum Error {
         /// bytes in the output block
         available: usize,
     },
-    /// The encoded runs would exceed [`crate::runs::MAX_OUTPUT`] bytes.
+    /// The encoded runs would exceed [`crate::control::MAX_OUTPUT`] bytes.
     TooLarge {
         /// the size they would have had (saturating)
         size: u64,
@@ -92,7 +92,7 @@ impl fmt::Display for Error {
             Error::TooLarge { size } => write!(
                 f,
                 "message too large: {size} bytes exceeds the limit of {} bytes",
-                crate::runs::MAX_OUTPUT
+                crate::control::MAX_OUTPUT
             ),
             Error::OutOfMemory { bytes } => write!(f, "could not allocate {bytes} bytes"),
             Error::Binding(message) => f.write_str(message),

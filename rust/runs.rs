@@ -7,18 +7,16 @@
 //! an [`Error`], never a panic or an access outside the slices.
 
 use crate::control::{
-    Run, CTL_RECORDS, CTL_RUNS, CTL_TOTAL, CTL_WORDS, MAX_RUNS, RUN_COUNT, RUN_FIRST, RUN_KIND,
-    RUN_LEN, RUN_WORDS,
+    Run, CTL_CALLS, CTL_RECORDS, CTL_RUNS, CTL_TOTAL, CTL_WORDS, MAX_OUTPUT, MAX_RUNS, RUN_COUNT,
+    RUN_FIRST, RUN_KIND, RUN_LEN, RUN_WORDS,
 };
 use crate::error::{Error, Result};
 use crate::simd::{kernel_for, Packed32, Words64};
 
-/// Largest message, in bytes, either side produces: JS keeps offsets as int32 (`2^31 - 1`).
-pub const MAX_OUTPUT: usize = i32::MAX as usize;
-
 /// Encodes the runs described in `ctl` from `values` into `out`, one after the other from
 /// `out[0]`, stores each payload's length in its record's `RUN_LEN` word and the total in
-/// `CTL_TOTAL`, and returns the total.
+/// `CTL_TOTAL`, and returns the total. Every call given a whole control block counts in
+/// `CTL_CALLS`, failed ones too.
 ///
 /// On error nothing is promised about `out` or the `RUN_LEN` words, and `CTL_TOTAL` is 0.
 pub fn encode_runs(ctl: &mut [u32], values: &[u32], out: &mut [u8]) -> Result<usize> {
@@ -27,6 +25,7 @@ pub fn encode_runs(ctl: &mut [u32], values: &[u32], out: &mut [u8]) -> Result<us
         .get_mut(..CTL_WORDS)
         .ok_or(Error::BadControl { words })?;
     ctl[CTL_TOTAL] = 0;
+    ctl[CTL_CALLS] = ctl[CTL_CALLS].wrapping_add(1);
     let runs = ctl[CTL_RUNS] as usize;
     if runs > MAX_RUNS {
         return Err(Error::TooManyRuns { runs });
@@ -146,6 +145,21 @@ mod tests {
             .collect();
         assert_eq!(lens, [8, 10, 1, n as u32]);
         assert_eq!(ctl[CTL_TOTAL] as usize, total);
+    }
+
+    #[test]
+    fn every_call_counts_in_the_calls_word_wrapping() {
+        let mut ctl = control(&[(Run::Uint32, 1, 0)]);
+        let mut out = [0u8; 8];
+        ctl[CTL_CALLS] = u32::MAX - 1;
+        encode_runs(&mut ctl, &[5], &mut out).unwrap();
+        assert_eq!(ctl[CTL_CALLS], u32::MAX);
+        ctl[CTL_RUNS] = MAX_RUNS as u32 + 1;
+        assert!(encode_runs(&mut ctl, &[5], &mut out).is_err());
+        assert_eq!(
+            ctl[CTL_CALLS], 0,
+            "a failed call counts too, and the count wraps"
+        );
     }
 
     #[test]

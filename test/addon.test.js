@@ -1,7 +1,7 @@
 'use strict';
 
 /**
- * Finding the native addon (lib/addon.js), and what the one warning says when none loads: for each
+ * Finding the native addon (lib/writer/addon.js), and what the one warning says when none loads: for each
  * cause, the cause and the command that fixes it, never advice that does not fit. Each case runs
  * a copy of the package in a child process, placed as the case needs (a checkout, or
  * `node_modules/protobufjs-rustwriter` of an app with or without a lockfile).
@@ -13,7 +13,7 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const { parseTriple } = require('@napi-rs/cli');
-const { PREBUILT } = require('../lib/addon');
+const { PREBUILT } = require('../lib/writer/addon');
 
 const ROOT = path.join(__dirname, '..');
 const { version, napi } = require('../package.json');

@@ -5,7 +5,7 @@
  * numeric strings `Object.keys` returns (to `int32`, `uint32`, `sint32`, `int64`…), `Long`s and
  * numbers beyond int32 to 64-bit methods, booleans to int methods, short packed arrays. A child
  * process warms the writer up with all of them mixed, then runs them again under
- * `--trace-deopt`: no function of lib/ may be deoptimized after the warm-up (an earlier version
+ * `--trace-deopt`: no function of lib/writer/ may be deoptimized after the warm-up (an earlier version
  * deoptimized `int32()` ~500 times a second on map keys).
  */
 
@@ -14,13 +14,13 @@ const { spawnSync } = require('child_process');
 const fs = require('fs');
 const path = require('path');
 
-/** Names of lib/'s functions (every one is named, so profiles and deopt traces read well). */
-const LIB = path.join(__dirname, '..', 'lib');
-const NAMES = new Set(fs.readdirSync(LIB).flatMap((file) =>
-  [...fs.readFileSync(path.join(LIB, file), 'utf8').matchAll(/function ([A-Za-z_$][\w$]*)\s*\(/g)].map((m) => m[1])));
+/** Names of the writer's functions (every one is named, so profiles and deopt traces read well). */
+const WRITER = path.join(__dirname, '..', 'lib', 'writer');
+const NAMES = new Set(fs.readdirSync(WRITER).flatMap((file) =>
+  [...fs.readFileSync(path.join(WRITER, file), 'utf8').matchAll(/function ([A-Za-z_$][\w$]*)\s*\(/g)].map((m) => m[1])));
 
 /**
- * The deoptimizations of lib/ functions after the child's warm-up mark.
+ * The deoptimizations of the writer's functions after the child's warm-up mark.
  * @param {string} [extra] Code the child runs after the mark
  * @returns {string[]} Trace lines
  */

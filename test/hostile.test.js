@@ -22,7 +22,7 @@ describe('the native entry points given hostile input', function () {
   before(function () {
     if (!native) this.skip(); // the JS-only path: no native entry points to call
   });
-  const binding = native ? require('../lib/addon').load().binding : null;
+  const binding = native ? require('../lib/writer/addon').load().binding : null;
   let engine;
   let ctl;
   let values;

@@ -8,6 +8,7 @@
 
 const assert = require('assert');
 const { spawnSync } = require('child_process');
+const fs = require('fs');
 const path = require('path');
 
 const ROOT = path.join(__dirname, '..');
@@ -41,6 +42,18 @@ function node(args, env = {}, cwd = ROOT) {
 
 describe('loading and using the package', function () {
   this.timeout(120000);
+
+  it('has every method of the Writer API list (lib/writer/methods.js) on its prototype and in index.d.ts', () => {
+    const { RustWriter } = require('..');
+    const { WRITE_METHODS } = require('../lib/writer/methods');
+    const own = Object.getOwnPropertyNames(RustWriter.prototype)
+      .filter((name) => typeof Object.getOwnPropertyDescriptor(RustWriter.prototype, name).value === 'function');
+    assert.deepStrictEqual(own.filter((name) => !name.startsWith('_')).sort(),
+      [...WRITE_METHODS, 'constructor', 'finish', 'finishInto'].sort());
+    const declaration = fs.readFileSync(path.join(ROOT, 'index.d.ts'), 'utf8').match(/export declare class RustWriter \{([^]*?)\n\}/)[1];
+    const declared = [...declaration.matchAll(/^ {2}(\w+)(?:<[^>]*>)?\(/gm)].map((m) => m[1]).filter((name) => name !== 'constructor');
+    assert.deepStrictEqual(declared.sort(), [...WRITE_METHODS, 'finish', 'finishInto'].sort());
+  });
 
   it('encodes through the addon by default, with protobufjs\'s bytes', function () {
     const run = node(['-e', ENCODE_BOTH]);

@@ -13,8 +13,8 @@ const os = require('os');
 const path = require('path');
 const protobuf = require('protobufjs');
 const { RustWriter } = require('..');
-const { samples, SIZES } = require('../lib/measure-sample');
-const { verdict } = require('../lib/measure-report');
+const { samples, SIZES } = require('../lib/measure/sample');
+const { verdict } = require('../lib/measure/report');
 
 const ROOT = path.join(__dirname, '..');
 const BIN = path.join(ROOT, 'bin', 'protobufjs-rustwriter.js');

@@ -8,7 +8,7 @@
  *
  * The case that needs it: a signalling NaN given to `double()` or `doubles()`. V8 14 (Node 26)
  * quiets it (sets the quiet bit) in Maglev-compiled code that stores it into a Float64Array, where
- * the other tiers, and every tier of earlier V8s, keep its bits (`node bench/probe-nan.js`).
+ * the other tiers, and every tier of earlier V8s, keep its bits (`node bench/probes/nan.js`).
  * RustWriter once wrote `… fc 7f` for `… f4 7f` once its code reached Maglev.
  */
 

@@ -1,7 +1,7 @@
 'use strict';
 
 /**
- * The sampled shadow check (lib/verify.js): `PROTOBUFJS_RUSTWRITER_VERIFY=<fraction>` or
+ * The sampled shadow check (lib/integration/verify.js): `PROTOBUFJS_RUSTWRITER_VERIFY=<fraction>` or
  * `install(protobuf, { verify })`. Each case runs in a child process, since the check counts and
  * warns process-wide.
  */

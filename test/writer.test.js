@@ -373,14 +373,14 @@ describe('RustWriter behaviour of its own', () => {
 });
 
 describe('the protocol shared with the native side', () => {
-  it('has a number for every name lib/ uses, and lib/ encodes every run kind', () => {
-    const dir = path.join(__dirname, '..', 'lib');
+  it('has a number for every name lib/writer/ uses, and lib/writer/ encodes every run kind', () => {
+    const dir = path.join(__dirname, '..', 'lib', 'writer');
     const source = fs.readdirSync(dir).map((file) => fs.readFileSync(path.join(dir, file), 'utf8')).join('\n');
     const used = new Set([...source.matchAll(/\bPROTOCOL\.([A-Z][A-Z0-9_]*[A-Z0-9])\b/g)].map((m) => m[1]));
     for (const name of used) assert.strictEqual(typeof _protocol[name], 'number', `protocol.json defines ${name}`);
     const kinds = Object.keys(_protocol).filter((name) => name.startsWith('RUN_') && !/^RUN_(WORDS|KIND|COUNT|FIRST|LEN)$/.test(name));
     assert.strictEqual(kinds.length, 5);
-    for (const name of kinds) assert.ok(used.has(name), `lib/ uses ${name}`);
+    for (const name of kinds) assert.ok(used.has(name), `lib/writer/ uses ${name}`);
     const values = kinds.map((name) => _protocol[name]);
     assert.strictEqual(new Set(values).size, values.length, 'kind numbers are unique');
     assert.ok(!values.includes(0), 'zeroed memory is never a valid kind');
@@ -388,7 +388,7 @@ describe('the protocol shared with the native side', () => {
 
   it('has in protocol.json exactly what the binding reports (so the JS-only path uses the same numbers)', function () {
     if (!RustWriter.native) this.skip(); // the JS-only path has no binding to compare with
-    const { protocol } = require('../lib/addon').load().binding;
+    const { protocol } = require('../lib/writer/addon').load().binding;
     assert.deepStrictEqual({ ...protocol() }, require('../protocol.json'));
   });
 });

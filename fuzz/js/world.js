@@ -35,7 +35,7 @@
  *
  * - a callback that writes to, resets, forks, closes or finishes the writer whose packed method,
  *   `bytes` or `raw` is converting its elements (RustWriter *holds* that writer: see
- *   lib/writer.js): protobufjs interleaves the two and corrupts both, RustWriter throws an `Error`
+ *   lib/writer/region.js): protobufjs interleaves the two and corrupts both, RustWriter throws an `Error`
  *   from the callback's call; the reference throws that `Error` instead of calling protobufjs,
  *   whose writer then goes on as RustWriter's does (`HOLDING`);
  * - `pos`, when RustWriter must measure (a varint field it keeps by reference is live) and an
@@ -59,7 +59,7 @@ const MUTATING = new Set(['uint32', 'int32', 'sint32', 'uint64', 'int64', 'sint6
   'reset', 'ldelim']);
 /** Scalar methods for which protobufjs 8.8.1 reserves room before converting the argument. */
 const CONVERTS_LATE = new Set(['float', 'double', 'fixed32', 'sfixed32']);
-/** Methods that hold their writer while they convert its elements (lib/writer.js `_hold`): a
+/** Methods that hold their writer while they convert its elements (lib/writer/region.js, "Holding"): a
  * call on that writer from a callback then throws an `Error`, and `pos` reads protobufjs's. */
 const HOLDING = new Set(['bytes', 'raw', 'uint32s', 'int32s', 'sint32s', 'uint64s', 'int64s', 'sint64s', 'bools',
   'fixed32s', 'sfixed32s', 'fixed64s', 'sfixed64s', 'floats', 'doubles']);
@@ -85,7 +85,7 @@ const VARINT_PACKED = new Set(['uint32s', 'int32s', 'sint32s', 'uint64s', 'int64
 const FIXED_PACKED = new Set(['fixed32s', 'sfixed32s', 'fixed64s', 'sfixed64s', 'floats', 'doubles', 'bools']);
 
 /**
- * RustWriter's fast-path bounds (lib/packed.js `SHORT`, `BULK_FLOATS_MIN`): below them a packed
+ * RustWriter's fast-path bounds (lib/writer/packed.js `SHORT`, `BULK_FLOATS_MIN`): below them a packed
  * field is written at the call whatever the thresholds. They only matter when the tests move
  * `refMin` below 4 KiB.
  */
@@ -144,7 +144,7 @@ const MAX_RUNS = require('../../protocol.json').MAX_RUNS;
 /**
  * Whether RustWriter hands a packed varint field converted from something other than a typed
  * array it keeps (a plain array, an array-like, a Proxy) to the native encoder as a RUN entry
- * (lib/packed.js `varints32`): its `pos` then measures, so it throws when a kept array changed.
+ * (lib/writer/packed.js `varints32`): its `pos` then measures, so it throws when a kept array changed.
  * @param {string} method Method
  * @param {object} d The argument's description
  * @param {{native: boolean, runMin: number, runMinTyped: number}} t Path thresholds

@@ -1,27 +1,33 @@
 'use strict';
 
 /**
- * `finish()`: from what a writer holds (its bytes, and its entries: lib/entries.js) to the
+ * `finish()`: from what a writer holds (its bytes, and its entries: lib/writer/entries.js) to the
  * result.
  *
- * 1. No entries (the usual case: every fork's length fitted its placeholder): the result is a
- *    view of the bytes already written in the slab, or one copy of them (lib/memory.js says
- *    which).
- * 2. RUN entries: one native call encodes all of them (lib/native.js), and gives their lengths.
- * 3. `resolve`: every FIXUP's and PREFIX's length, from the innermost out, with a suffix sum of
- *    what each entry adds (a fork's entries are the contiguous ones after it).
+ * 1. RUN entries: one native call encodes all of them (lib/writer/native.js), and gives their
+ *    lengths.
+ * 2. `resolve`: every FIXUP's and PREFIX's length, from the innermost out, with a suffix sum of
+ *    what each entry adds (a fork's entries are the contiguous ones after it), and so the result's
+ *    size.
+ * 3. Where to assemble it, lib/writer/region.js decides (`resultPlan`): where the bytes are, the
+ *    result then a view of them (the usual case: a message below 4 KiB in the slab), or where they
+ *    are and then copied out (a large or private buffer), or into a new result.
  * 4. `assemble`: one backward pass that moves each stretch of written bytes once, to its final
- *    place, and writes each entry's bytes in front of it. In the slab's free tail it works in
- *    place (`copyWithin`; the bytes only ever move right); otherwise into a new result.
+ *    place, and writes each entry's bytes in front of it. Where the bytes are, it works in place
+ *    (`copyWithin`; the bytes only ever move right). Without entries (the usual case: every fork's
+ *    length fitted its placeholder) there is nothing to assemble.
+ * 5. The writer is sealed with its result (region.js `seal`) and its entries dropped
+ *    (entries.js `drop`): writing on continues from the result, moved first.
  *
- * It reads the writer and changes it only through `_sealWith` (lib/writer.js).
+ * A writer with a fork still open is not sealed: its result is a copy, and it goes on as it is.
  */
 
-const PROTOCOL = require('../protocol.json');
+const PROTOCOL = require('../../protocol.json');
 const {
   ENTRY_WORDS, AT, KIND, OPEN, FIXUP, PREFIX, RUN, REF, SPAN_BYTES, SPAN_END, KEPT, RUN_OF, REF_BYTES,
+  KEPT_ARRAY, KEPT_COUNT, KEPT_LENGTH, drop,
 } = require('./entries');
-const memory = require('./memory');
+const region = require('./region');
 const native = require('./native');
 const { BITS, longBits } = require('./long');
 const { varint32Len, varint64Len, putVarint32, quietNaNs } = require('./varint');
@@ -38,62 +44,51 @@ let runLengths = new Float64Array(PROTOCOL.MAX_RUNS);
 
 /**
  * The result of `w`, which then holds it as its content.
- * @param {RustWriter} w Writer
+ * @param {RustWriter} w Writer, not held
  * @returns {Buffer} Result
  */
 function finish(w) {
-  if (w._entryEnd === 0) return finishFlat(w);
+  const written = w._pos - w._start;
+  if (w._entryEnd === 0) return sealed(w, written, null);
   if (w._kept !== null) checkKept(w);
   const runs = w._runCount > 0 ? encodeRuns(w) : null;
-  const start = w._start;
-  const total = resolve(w, w._pos - start);
+  const total = resolve(w, written);
   if (w._fork >= 0) {
     // A fork is still open: the writer goes on as it is, so assemble a copy.
-    const result = memory.allocResult(total);
+    const result = region.allocResult(total);
     assemble(w, result, 0, total, runs);
     return result;
   }
-  if (memory.ownsTail(w) && memory.pooled(total) && start + total <= w._buf.length) {
-    assemble(w, w._buf, start, total, runs);
-    const result = memory.view(w._buf, start, total);
-    w._sealWith(result, start + total);
-    return result;
-  }
-  if (w._region === memory.LARGE || w._region === memory.PRIVATE) {
-    // Splice in place (`copyWithin` allocates nothing, where a copy into another buffer needs a
-    // `subarray` view per stretch: thousands for a 1 MB message), then copy out once.
-    if (start + total > w._buf.length) w._grow(total - (w._pos - start));
-    assemble(w, w._buf, w._start, total, runs);
-    const result = memory.allocResult(total);
-    result.set(w._buf.subarray(w._start, w._start + total));
-    w._sealWith(result, -1);
-    return result;
-  }
-  const result = memory.allocResult(total);
-  assemble(w, result, 0, total, runs);
-  w._sealWith(result, -1);
-  return result;
+  return sealed(w, total, runs);
 }
 
 /**
- * `finish()` of a writer without entries.
- * @param {RustWriter} w Writer
+ * Makes `w`'s result of `total` bytes as region.js plans it, and seals `w` with it.
+ * @param {RustWriter} w Writer without open forks
+ * @param {number} total Bytes of the result
+ * @param {Buffer|null} runs The native output block, if it has runs
  * @returns {Buffer} Result
  */
-function finishFlat(w) {
-  const start = w._start;
-  const len = w._pos - start;
+function sealed(w, total, runs) {
+  const plan = region.resultPlan(w, total);
   let result;
-  if (w._region === memory.SLAB && memory.pooled(len)) {
-    result = memory.view(w._buf, start, len);
-    w._sealWith(result, w._pos);
+  if (plan === region.IN_PLACE) {
+    if (w._entryEnd !== 0) assemble(w, w._buf, w._start, total, runs);
+    result = region.inPlaceResult(w, total);
+  } else if (plan === region.SPLICE_THEN_COPY) {
+    if (w._entryEnd !== 0) {
+      region.spliceRoom(w, total);
+      assemble(w, w._buf, w._start, total, runs);
+    }
+    result = region.allocResult(total);
+    result.set(w._buf.subarray(w._start, w._start + total));
   } else {
-    // The large buffer is reused, a private one is oversized, a result must not be returned twice,
-    // and a result too large to be pooled gets memory of its own.
-    result = memory.allocResult(len);
-    result.set(w._buf.subarray(start, w._pos));
-    w._sealWith(result, -1);
+    result = region.allocResult(total);
+    if (w._entryEnd !== 0) assemble(w, result, 0, total, runs);
+    else result.set(w._buf.subarray(w._start, w._start + total));
   }
+  region.seal(w, result, plan);
+  drop(w);
   return result;
 }
 
@@ -111,7 +106,7 @@ function checkKept(w) {
     const kind = entries[e + KIND];
     if (kind !== REF && kind !== RUN) continue;
     const k = entries[e + KEPT];
-    if (lengthOf(kept[k]) !== kept[k + 2]) {
+    if (lengthOf(kept[k + KEPT_ARRAY]) !== kept[k + KEPT_LENGTH]) {
       throw new Error('protobufjs-rustwriter: an array given to bytes() or a packed method was detached or resized before finish()');
     }
   }
@@ -124,8 +119,9 @@ function checkKept(w) {
  * @returns {ArrayBufferView} A typed array of exactly those elements
  */
 function keptElements(kept, k) {
-  const array = kept[k];
-  return kept[k + 2] === kept[k + 1] ? array : viewOf(array, kept[k + 1]);
+  const array = kept[k + KEPT_ARRAY];
+  const count = kept[k + KEPT_COUNT];
+  return kept[k + KEPT_LENGTH] === count ? array : viewOf(array, count);
 }
 
 /**
@@ -227,7 +223,7 @@ function resolve(w, written) {
     sums[k] = sums[k + 1] + added;
   }
   const total = written + sums[0];
-  if (total > PROTOCOL.MAX_OUTPUT) memory.tooLarge(total);
+  if (total > PROTOCOL.MAX_OUTPUT) region.tooLarge(total);
   return total;
 }
 
@@ -278,10 +274,10 @@ function assemble(w, out, outStart, total, runs) {
     move(buf, from, src, out, dst, inPlace);
     if (kind === REF) {
       const k2 = entries[e + KEPT];
-      const array = w._kept[k2];
+      const array = w._kept[k2 + KEPT_ARRAY];
       dst -= entries[e + REF_BYTES];
       out.set(bytesOf(array, entries[e + REF_BYTES]), dst);
-      if (typedName(array) === 'Float32Array') quietNaNs(out, dst, w._kept[k2 + 1]);
+      if (typedName(array) === 'Float32Array') quietNaNs(out, dst, w._kept[k2 + KEPT_COUNT]);
     } else {
       const len = lens[k];
       if (kind === RUN) {

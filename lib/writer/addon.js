@@ -15,11 +15,11 @@
 
 const fs = require('fs');
 const path = require('path');
-const { envVar } = require('./env');
+const { envVar } = require('../env');
 
 const NAME = 'protobufjs-rustwriter';
-const ROOT = path.join(__dirname, '..');
-const { version: VERSION, bugs: BUGS } = require('../package.json');
+const ROOT = path.join(__dirname, '..', '..');
+const { version: VERSION, bugs: BUGS } = require('../../package.json');
 
 /**
  * The prebuilt addons, by `process.platform-process.arch`: napi-rs's names for the targets of

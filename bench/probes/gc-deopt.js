@@ -5,7 +5,7 @@
  * case's op up, runs `gc()`, then 100 more ops, in a child process under `--trace-deopt`, and
  * counts the deoptimizations after the GC by reason and function.
  *
- *   node bench/probe-gc-deopt.js [case] [contender]
+ *   node bench/probes/gc-deopt.js [case] [contender]
  *
  * Seen on the vector tile and the packed cases, for every writer (RustWriter with and without
  * the addon, also at commit cd83ca3, and protobufjs 8.8.1's own: e.g. tile 57 and 33, packed-array
@@ -19,7 +19,7 @@ const { execFileSync } = require('child_process');
 
 const [id = 'tile', key = 'rust', child] = process.argv.slice(2);
 if (child === '--child') {
-  const { CASES, prepareCase } = require('./cases');
+  const { CASES, prepareCase } = require('../cases');
   const [op] = prepareCase(CASES.find((c) => c.id === id), null, [key]);
   for (let i = 0; i < 2000; ++i) op.fn();
   process.stdout.write('--- gc\n');

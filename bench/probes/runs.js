@@ -1,8 +1,8 @@
 'use strict';
 
 /**
- * `node bench/probe-runs.js`: where a packed varint field is cheaper to hand to the native
- * encoder than to write in JS, the number behind `settings.runMin` (lib/settings.js).
+ * `node bench/probes/runs.js`: where a packed varint field is cheaper to hand to the native
+ * encoder than to write in JS, the number behind `settings.runMin` (lib/writer/settings.js).
  *
  * For field lengths from 16 to 16384 elements, from a plain array and from a `Uint32Array`, it
  * times `w.uint32(10).uint32s(values).finish()` with every field written by JS and with every
@@ -14,8 +14,8 @@
  * encoding, entry or splicing (a bound for batching all short fields into the one native call).
  */
 
-const { RustWriter, _testing } = require('..');
-const { prng } = require('../test/helpers');
+const { RustWriter, _testing } = require('../..');
+const { prng } = require('../../test/helpers');
 
 const LENGTHS = [16, 32, 64, 128, 192, 256, 384, 512, 1024, 4096, 16384];
 const ROUNDS = 5;
@@ -42,7 +42,7 @@ function time(fn) {
   return samples.sort((a, b) => a - b)[ROUNDS >> 1];
 }
 
-if (!RustWriter.native) throw new Error('probe-runs needs the native addon');
+if (!RustWriter.native) throw new Error('bench/probes/runs.js needs the native addon');
 const r = prng(7);
 console.log('elements  source       JS ns   native ns   JS ns/el  native ns/el  native/JS');
 for (const length of LENGTHS) {
@@ -59,7 +59,7 @@ for (const length of LENGTHS) {
   }
 }
 
-/** JS's varint loop over `value`, as lib/packed.js has it for short fields. */
+/** JS's varint loop over `value`, as lib/writer/packed.js has it for short fields. */
 function varints(buf, p, value) {
   for (let i = 0; i < value.length; ++i) {
     let v = value[i] >>> 0;

@@ -15,11 +15,14 @@
  *   into the result) when it reaches `settings.refMin` bytes.
  *
  * Each method reads its argument's `length` once, as protobuf.js does, and converts the elements
- * with the writer held (lib/writer.js `_hold`): if a conversion throws, the writer is left as
+ * with the writer held (lib/writer/region.js): if a conversion throws, the writer is left as
  * protobuf.js leaves it (unchanged for varint fields, with the length prefix for fixed-size ones).
  */
 
-const PROTOCOL = require('../protocol.json');
+const PROTOCOL = require('../../protocol.json');
+const { grow, room, hold, release, released, growHeld } = require('./region');
+const entries = require('./entries');
+const { reference } = require('./bytes');
 const { putVarint32, quietNaNs } = require('./varint');
 const { loopUint32, loopInt32, loopSint32, loopUint64, loopSint64 } = require('./loops');
 const { loopFixed32, loopFloat, loopDouble, loopFixed64, loopBool } = require('./loops');
@@ -37,7 +40,7 @@ const CHUNK = 16384;
 const BULK_FLOATS_MIN = 16;
 
 /** Fields shorter than this are always written by JS, and fixed-size ones at the call, on the
- * short path below: `bench/probe-runs.js` finds no field this short that the native encoder writes
+ * short path below: `bench/probes/runs.js` finds no field this short that the native encoder writes
  * faster, from any source. */
 const SHORT = 128;
 
@@ -84,8 +87,8 @@ function countOf(n, kind) {
  * @returns {RustWriter} `w`
  */
 function recordRun(w, src, count, kind) {
-  const p = w._room(1); // a finished writer moves before anything is recorded
-  w._run(p - w._start, src, count, kind);
+  const p = room(w, 1); // a finished writer moves before anything is recorded
+  entries.run(w, p - w._start, src, count, kind);
   return w;
 }
 
@@ -113,25 +116,23 @@ function nativeRun(w, count, typed) {
  */
 function writeVarints(w, value, count, loop, perElement) {
   const first = count < CHUNK ? count : CHUNK;
-  let p = w._room(1 + first * perElement);
+  let p = room(w, 1 + first * perElement);
   const at = p - w._start;
   w._buf[p++] = 0;
-  for (let i = 0; i < count; i += CHUNK) {
-    const stop = count - i < CHUNK ? count : i + CHUNK;
-    const need = (stop - i) * perElement;
-    if (p + need > w._end) p = w._advance(p)._grow(need);
-    w._hold(at);
-    try {
+  hold(w, at);
+  try {
+    for (let i = 0; i < count; i += CHUNK) {
+      const stop = count - i < CHUNK ? count : i + CHUNK;
+      p = growHeld(w, p, (stop - i) * perElement);
       p = loop(w._buf, p, value, i, stop);
-    } catch (err) {
-      // Released here and below rather than in a `finally`, which cost the vector tile 3–4%
-      // (`node bench/probe-ab.js <before> <after> tile`).
-      w._release();
-      throw err;
     }
-    w._release();
+  } catch (err) {
+    throw released(w, err);
   }
-  return w._advance(p)._delimit(at);
+  release(w);
+  w._pos = p;
+  entries.delimit(w, at);
+  return w;
 }
 
 /**
@@ -153,7 +154,7 @@ function varints32(w, value, count, kind, loop, perElement) {
   // with the writer held. sint32 elements are read twice and zig-zag encoded here, as protobuf.js
   // reads them, then encoded as uint32.
   const src = new Int32Array(count);
-  w._hold(w._pos - w._start);
+  hold(w, w._pos - w._start);
   try {
     if (kind === PROTOCOL.RUN_SINT32) {
       for (let i = 0; i < count; ++i) src[i] = (value[i] << 1) ^ (value[i] >> 31);
@@ -165,10 +166,9 @@ function varints32(w, value, count, kind, loop, perElement) {
       for (let i = 0; i < count; ++i) src[i] = value[i];
     }
   } catch (err) {
-    w._release();
-    throw err;
+    throw released(w, err);
   }
-  w._release();
+  release(w);
   return recordRun(w, src, count, kind === PROTOCOL.RUN_SINT32 ? PROTOCOL.RUN_UINT32 : kind);
 }
 
@@ -204,24 +204,22 @@ function varints64(w, value, kind, loop) {
  */
 function fixedSize(w, value, count, size, wire, loop) {
   const len = count * size;
-  if (wire !== null && len >= settings.refMin) return w._reference(wire, count, len);
+  if (wire !== null && len >= settings.refMin) return reference(w, wire, count, len);
   writePrefix(w, len);
   if (wire !== null) return copyWire(w, wire, count, len, typedName(wire) === 'Float32Array');
-  const prefixed = w._pos - w._start; // protobuf.js keeps the prefix when an element throws
-  for (let i = 0; i < count; i += CHUNK) {
-    const stop = count - i < CHUNK ? count : i + CHUNK;
-    const need = (stop - i) * size;
-    const p = w._room(need);
-    w._hold(prefixed);
-    try {
-      loop(w._buf, p, value, i, stop);
-    } catch (err) {
-      w._release();
-      throw err;
+  let p = w._pos;
+  hold(w, p - w._start); // protobuf.js keeps the prefix when an element throws
+  try {
+    for (let i = 0; i < count; i += CHUNK) {
+      const stop = count - i < CHUNK ? count : i + CHUNK;
+      p = growHeld(w, p, (stop - i) * size);
+      p = loop(w._buf, p, value, i, stop);
     }
-    w._release();
-    w._advance(p + need);
+  } catch (err) {
+    throw released(w, err);
   }
+  release(w);
+  w._pos = p;
   return w;
 }
 
@@ -238,10 +236,11 @@ function fixedSize(w, value, count, size, wire, loop) {
  */
 function copyWire(w, wire, count, len, quiet) {
   if (len === 0) return w; // a detached array holds nothing, and no view of its buffer can be made
-  const p = w._room(len);
+  const p = room(w, len);
   w._buf.set(bytesOf(wire, len), p);
   if (quiet) quietNaNs(w._buf, p, count);
-  return w._advance(p + len);
+  w._pos = p + len;
+  return w;
 }
 
 /**
@@ -251,9 +250,9 @@ function copyWire(w, wire, count, len, quiet) {
  * @returns {undefined}
  */
 function writePrefix(w, len) {
-  if (len > PROTOCOL.MAX_OUTPUT) w._grow(len); // throws the size RangeError
-  const p = w._room(5); // may move the writer: read _buf after it
-  w._advance(putVarint32(w._buf, p, len));
+  if (len > PROTOCOL.MAX_OUTPUT) grow(w, len); // throws the size RangeError
+  const p = room(w, 5); // may move the writer: read _buf after it
+  w._pos = putVarint32(w._buf, p, len);
 }
 
 /**
@@ -303,14 +302,13 @@ function bulkFloats(w, value, count, single) {
   }
   const len = count * scratch.BYTES_PER_ELEMENT;
   writePrefix(w, len);
-  w._hold(w._pos - w._start);
+  hold(w, w._pos - w._start);
   try {
     scratch.set(value);
   } catch (err) {
-    w._release();
-    throw err;
+    throw released(w, err);
   }
-  w._release();
+  release(w);
   copyWire(w, scratch, count, len, false);
   if (single) floatScratch = scratch;
   else doubleScratch = scratch;
@@ -327,45 +325,20 @@ function shortVarints() {
 }
 
 // Short fixed-size fields, the usual ones (a message's few flags or coordinates), take a fast
-// path that each method spells out: `openShortFixed`, then a direct call of its own element
-// loop, which V8 then inlines into the method, then `closeShortFixed`. Through `fixedSize`, whose
-// `loop` argument is one of five functions and so is not inlined, the ~80-byte message with its
-// 7 packed bools took 10–14% longer (`node bench/probe-ab.js <before> <after> common`).
+// path that each method spells out: `shortFixed`, then the hold around a direct call of its own
+// element loop, which V8 then inlines into the method. Through `fixedSize`, whose `loop` argument
+// is one of five functions and so is not inlined, the ~80-byte message with its 7 packed bools took
+// 10–14% longer (`node bench/probes/ab.js <before> <after> common`).
 
 /**
- * Opens a short fixed-size field: its length prefix, then room for its `len` bytes, the writer
- * held.
+ * Starts a short fixed-size field: its length prefix, then room for its `len` bytes.
  * @param {RustWriter} w Writer
  * @param {number} len Bytes of the elements
  * @returns {number} Position of the first element
  */
-function openShortFixed(w, len) {
+function shortFixed(w, len) {
   writePrefix(w, len);
-  const p = w._room(len);
-  w._hold(p - w._start); // protobuf.js keeps the prefix when an element throws
-  return p;
-}
-
-/**
- * Closes a short fixed-size field whose elements end at `end`.
- * @param {RustWriter} w Writer
- * @param {number} end Position after its last element
- * @returns {RustWriter} `w`
- */
-function closeShortFixed(w, end) {
-  w._release();
-  return w._advance(end);
-}
-
-/**
- * Ends a short fixed-size field whose conversion threw: the writer stays after the prefix.
- * @param {RustWriter} w Writer
- * @param {*} err What was thrown
- * @returns {*} `err`, to throw
- */
-function abortShortFixed(w, err) {
-  w._release();
-  return err;
+  return room(w, len);
 }
 
 /**
@@ -433,13 +406,16 @@ function write_sint64s(value) {
 function write_fixed32s(value) {
   const n = value.length;
   if (n === n >>> 0 && n < SHORT) {
-    const p = openShortFixed(this, 4 * n);
+    const p = shortFixed(this, 4 * n);
+    hold(this, p - this._start); // protobuf.js keeps the prefix when an element throws
     try {
       loopFixed32(this._buf, p, value, 0, n);
     } catch (err) {
-      throw abortShortFixed(this, err);
+      throw released(this, err);
     }
-    return closeShortFixed(this, p + 4 * n);
+    release(this);
+    this._pos = p + 4 * n;
+    return this;
   }
   const count = countOf(n, FIXED);
   return fixedSize(this, value, count, 4, ownWire(value, count, 'Int32Array', 'Uint32Array'), loopFixed32);
@@ -454,13 +430,16 @@ function write_fixed32s(value) {
 function write_floats(value) {
   const n = value.length;
   if (n === n >>> 0 && n < BULK_FLOATS_MIN) {
-    const p = openShortFixed(this, 4 * n);
+    const p = shortFixed(this, 4 * n);
+    hold(this, p - this._start); // protobuf.js keeps the prefix when an element throws
     try {
       loopFloat(this._buf, p, value, 0, n);
     } catch (err) {
-      throw abortShortFixed(this, err);
+      throw released(this, err);
     }
-    return closeShortFixed(this, p + 4 * n);
+    release(this);
+    this._pos = p + 4 * n;
+    return this;
   }
   const count = countOf(n, FIXED);
   const own = ownWire(value, count, 'Float32Array');
@@ -477,13 +456,16 @@ function write_floats(value) {
 function write_doubles(value) {
   const n = value.length;
   if (n === n >>> 0 && n < BULK_FLOATS_MIN) {
-    const p = openShortFixed(this, 8 * n);
+    const p = shortFixed(this, 8 * n);
+    hold(this, p - this._start); // protobuf.js keeps the prefix when an element throws
     try {
       loopDouble(this._buf, p, value, 0, n);
     } catch (err) {
-      throw abortShortFixed(this, err);
+      throw released(this, err);
     }
-    return closeShortFixed(this, p + 8 * n);
+    release(this);
+    this._pos = p + 8 * n;
+    return this;
   }
   const count = countOf(n, FIXED);
   const own = ownWire(value, count, 'Float64Array');
@@ -511,13 +493,16 @@ function write_fixed64s(value) {
 function write_bools(value) {
   const n = value.length;
   if (n === n >>> 0 && n < SHORT) {
-    const p = openShortFixed(this, n);
+    const p = shortFixed(this, n);
+    hold(this, p - this._start); // protobuf.js keeps the prefix when an element throws
     try {
       loopBool(this._buf, p, value, 0, n);
     } catch (err) {
-      throw abortShortFixed(this, err);
+      throw released(this, err);
     }
-    return closeShortFixed(this, p + n);
+    release(this);
+    this._pos = p + n;
+    return this;
   }
   return fixedSize(this, value, countOf(n, BOOLS), 1, null, loopBool);
 }

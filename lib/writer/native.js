@@ -1,8 +1,8 @@
 'use strict';
 
 /**
- * The native addon (lib/addon.js finds it): the memory it shares, and the one call `finish()` makes when a
- * message has long packed varint fields (lib/finish.js).
+ * The native addon (lib/writer/addon.js finds it): the memory it shares, and the one call `finish()`
+ * makes when a message has long packed varint fields (lib/writer/finish.js).
  *
  * The addon owns three blocks (rust/binding.rs): the control block, where JS describes the runs
  * and Rust answers their lengths; the value block, where JS copies the runs' elements; and the
@@ -10,9 +10,9 @@
  * converts no argument and looks nothing up: it costs the bare N-API call plus the encoding.
  */
 
-const PROTOCOL = require('../protocol.json');
+const PROTOCOL = require('../../protocol.json');
 const { load, refused, whyNoAddon } = require('./addon');
-const { FORCE, envVar } = require('./env');
+const { FORCE, envVar } = require('../env');
 const { lengthOf } = require('./typed');
 
 /**
@@ -52,9 +52,6 @@ function loadEngine() {
 const engine = loadEngine();
 /** Whether the native addon is in use. */
 const NATIVE = engine !== null;
-
-/** Counters for the benchmark's breakdown: `calls` native calls made so far. */
-const stats = { calls: 0 };
 
 /** Views of the blocks (replaced when a block grows). */
 const control = NATIVE ? new Uint32Array(engine.control.buffer, engine.control.byteOffset, PROTOCOL.CTL_WORDS) : null;
@@ -129,7 +126,6 @@ function encodeRuns(count, sources, kinds, lengths) {
     words += is64(kind) ? 2 * n : n;
   }
   control[PROTOCOL.CTL_RUNS] = count;
-  ++stats.calls;
   try {
     engine.finish();
   } catch (err) {
@@ -141,4 +137,13 @@ function encodeRuns(count, sources, kinds, lengths) {
   return output;
 }
 
-module.exports = { NATIVE, stats, encodeRuns };
+/**
+ * The native calls made so far in this module instance, as the addon counts them (for `measure`
+ * and the benchmark; wraps at 2^32: subtract with `>>> 0`).
+ * @returns {number} Calls, 0 without the addon
+ */
+function callsMade() {
+  return NATIVE ? control[PROTOCOL.CTL_CALLS] : 0;
+}
+
+module.exports = { NATIVE, encodeRuns, callsMade };

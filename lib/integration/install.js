@@ -7,7 +7,7 @@
 
 const fs = require('fs');
 const path = require('path');
-const { RustWriter } = require('./writer');
+const { RustWriter } = require('../writer/writer');
 const { fractionOf, defaultFraction, sampledCreate } = require('./verify');
 
 const INSTALLED = Symbol.for('protobufjs-rustwriter.installed');

@@ -16,7 +16,7 @@ const F64_BYTES = new Uint8Array(F64.buffer);
  * Maglev-compiled code that stores it into a Float64Array or DataView (the interpreter, Sparkplug,
  * TurboFan and earlier V8s keep its bits), so the same `double()` call would write different bytes
  * as its code tiers up. The `fill` builtin stores the bits as they are, on every tier
- * (`node bench/probe-nan.js`).
+ * (`node bench/probes/nan.js`).
  */
 const fillF64 = Float64Array.prototype.fill.bind(F64);
 

@@ -5,23 +5,23 @@
  * `finish()` apart (a clock read around each, ~50 ns), and prints the median over rounds of the
  * µs per op of each.
  *
- *   node bench/probe-finish.js [tile|catalog|common] [rounds] [checkout]
+ *   node bench/probes/finish.js [tile|catalog|common] [rounds] [checkout]
  */
 
 const path = require('path');
 const protobuf = require('protobufjs');
-const { prng } = require('../test/helpers');
-const builders = require('./data-modelled');
+const { prng } = require('../../test/helpers');
+const builders = require('../data-modelled');
 
 const CASES = {
   common: { proto: 'common.proto', type: 'common.Common' },
   catalog: { proto: 'catalog.proto', type: 'catalog.Catalog' },
   tile: { proto: 'vector_tile.proto', type: 'vector_tile.Tile', decoded: true },
 };
-const [id = 'tile', rounds = '15', dir = path.join(__dirname, '..')] = process.argv.slice(2);
+const [id = 'tile', rounds = '15', dir = path.join(__dirname, '..', '..')] = process.argv.slice(2);
 const c = CASES[id];
 const { RustWriter } = require(path.resolve(dir));
-const T = new protobuf.Root().loadSync(path.join(__dirname, 'fixtures', c.proto)).lookupType(c.type);
+const T = new protobuf.Root().loadSync(path.join(__dirname, '..', 'fixtures', c.proto)).lookupType(c.type);
 let m = builders[id](prng(42));
 if (c.decoded) m = T.decode(T.encode(m).finish());
 

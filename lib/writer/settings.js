@@ -1,21 +1,23 @@
 'use strict';
 
 /**
- * The thresholds that decide what JS writes itself and what it hands to `finish()`. One object,
- * so the tests can move them (`configure`, exported as `_testing.configure`) and run the same
- * call sequences through every path; the shipped values and the measurements behind them are
- * here.
+ * The thresholds that decide what JS writes itself and what it hands to `finish()` (the native
+ * encoder, or an entry kept by reference), with the measurements behind their shipped values: one
+ * object, so that the tests can move them (`configure`, exported as `_testing.configure`) and run
+ * the same call sequences through every path. Bounds no path depends on stay beside the code they
+ * shape (lib/writer/packed.js `SHORT`, `CHUNK` and `BULK_FLOATS_MIN`; lib/writer/bytes.js's
+ * string splits, which are protobuf.js's).
  */
 
 const { NATIVE } = require('./native');
-const memory = require('./memory');
+const region = require('./region');
 
 const settings = {
   /**
    * Packed varint fields (`uint32s`, `int32s`, `sint32s`) given as plain arrays go to the native
    * encoder from this many elements; shorter ones are written by JS. A plain array must first be
    * converted into an `Int32Array` (~1 ns an element plus an allocation), so JS's own loop
-   * (~3.3 ns an element) wins up to about a thousand: `node bench/probe-runs.js` (2-core Xeon,
+   * (~3.3 ns an element) wins up to about a thousand: `node bench/probes/runs.js` (2-core Xeon,
    * Node 20, mixed 1- and 2-byte values) measured native/JS 1.09 at 1,024 elements and 0.87 at
    * 4,096.
    */
@@ -23,7 +25,7 @@ const settings = {
   /**
    * The same for `Int32Array`/`Uint32Array` fields (and BigInt arrays for `uint64s`/`sint64s`),
    * which are copied into native memory with a `memcpy`: native/JS 0.83 at 128 elements, 1.15 at
-   * 64 (`node bench/probe-runs.js`).
+   * 64 (`node bench/probes/runs.js`).
    */
   runMinTyped: NATIVE ? 128 : Infinity,
   /**
@@ -42,12 +44,12 @@ const settings = {
  */
 function configure(options) {
   const previous = {
-    runMin: settings.runMin, runMinTyped: settings.runMinTyped, refMin: settings.refMin, slabBytes: memory.slabSize(),
+    runMin: settings.runMin, runMinTyped: settings.runMinTyped, refMin: settings.refMin, slabBytes: region.slabSize(),
   };
   if (options.runMin !== undefined) settings.runMin = options.runMin;
   if (options.runMinTyped !== undefined) settings.runMinTyped = options.runMinTyped;
   if (options.refMin !== undefined) settings.refMin = options.refMin;
-  if (options.slabBytes !== undefined) memory.setSlabBytes(options.slabBytes);
+  if (options.slabBytes !== undefined) region.setSlabBytes(options.slabBytes);
   return previous;
 }
 

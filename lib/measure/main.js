@@ -4,8 +4,8 @@
  * `protobufjs-rustwriter measure`: the gain on the user's own messages. Loads their schema with
  * their protobufjs copy twice (one Root per writer, so that each Root's generated encoders only
  * ever see one writer class, as in bench/cases.js), checks that RustWriter gives protobufjs's
- * bytes for every message, times both writers alternately (lib/measure-time.js), and reports
- * (lib/measure-report.js). Exit codes: 0 measured, 1 a byte difference, 2 an input problem
+ * bytes for every message, times both writers alternately (lib/measure/time.js), and reports
+ * (lib/measure/report.js). Exit codes: 0 measured, 1 a byte difference, 2 an input problem
  * (lib/measure-args.js `MeasureError`), 3 a bug in measure itself.
  *
  * Test-only hook: `PROTOBUFJS_RUSTWRITER_TEST_FLIP_BYTE=<offset>` inverts byte `offset` of each of
@@ -14,12 +14,15 @@
  */
 
 const path = require('path');
-const { RustWriter, uninstall, status } = require('..');
-const { parseCommandLine, MeasureError, USAGE } = require('./measure-args');
-const { findProtobuf, loadSchema, lookupType, readData, toMessages, oneLine } = require('./measure-load');
-const { samples, SIZES, SEED } = require('./measure-sample');
-const { timeRows } = require('./measure-time');
-const { formatText, toJson } = require('./measure-report');
+const { RustWriter } = require('../writer/writer');
+const { callsMade } = require('../writer/native');
+const { uninstall } = require('../integration/install');
+const { status } = require('../integration/status');
+const { parseCommandLine, MeasureError, USAGE } = require('./args');
+const { findProtobuf, loadSchema, lookupType, readData, toMessages, oneLine } = require('./load');
+const { samples, SIZES, SEED } = require('./sample');
+const { timeRows } = require('./time');
+const { formatText, toJson } = require('./report');
 
 const FLIP_ENV = 'PROTOBUFJS_RUSTWRITER_TEST_FLIP_BYTE';
 /** Up to this many messages get a row each; more are timed as one row (encoding each in turn). */
@@ -34,14 +37,6 @@ const PROGRESS_STEP = 0.25;
 /** What one encode is, per writer: protobufjs's own (`Writer.create()` inside `encode`, as users
  * call it) and RustWriter (passed in, as `install()` would have `Writer.create()` return it). */
 const ENCODE = ['T.encode(m).finish()', 'T.encode(m, W.create()).finish()'];
-
-/**
- * Native calls RustWriter has made in this process (lib/native.js's counter).
- * @returns {number} Calls
- */
-function nativeCalls() {
-  return require('./native').stats.calls;
-}
 
 /**
  * A function that encodes `messages` `n` times with one writer, compiled per row and writer so
@@ -73,14 +68,14 @@ function check(types, messages, flip) {
     } catch (err) {
       throw new MeasureError(`protobufjs's own writer cannot encode message #${i + 1} (${oneLine(err)}): fix the data`);
     }
-    const before = nativeCalls();
+    const before = callsMade();
     let actual;
     try {
       actual = Buffer.from(types[1].encode(messages[1][i], RustWriter.create()).finish());
     } catch (err) {
       return { bytes: expected.length, identical: false, diff: `RustWriter threw ${oneLine(err)} where protobufjs gave ${expected.length} bytes`, nativeCalls: 0 };
     }
-    const calls = nativeCalls() - before;
+    const calls = (callsMade() - before) >>> 0;
     if (flip !== null && flip < actual.length) actual[flip] ^= 0xff;
     if (expected.equals(actual)) return { bytes: expected.length, identical: true, diff: null, nativeCalls: calls };
     let at = 0;

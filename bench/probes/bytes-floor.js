@@ -6,12 +6,12 @@
  * protobufjs 7.6.6, RustWriter and the floor in one process, round after round, and prints each
  * one's median and fastest µs per op.
  *
- *   node bench/probe-bytes-floor.js [rounds]
+ *   node bench/probes/bytes-floor.js [rounds]
  */
 
-const { CASES, prepareCase } = require('./cases');
-const { blobs } = require('./data');
-const { prng } = require('../test/helpers');
+const { CASES, prepareCase } = require('../cases');
+const { blobs } = require('../data');
+const { prng } = require('../../test/helpers');
 
 const rounds = Number(process.argv[2] || 15);
 const c = CASES.find((x) => x.id === 'bytes');

@@ -5,7 +5,7 @@
  * or one JSON object.
  */
 
-const { ROUNDS } = require('./measure-time');
+const { ROUNDS } = require('./time');
 
 /** Speed-ups within this distance of 1 (5%) are "level" when the rounds cannot tell the writers apart. */
 const LEVEL = 0.05;

@@ -3,13 +3,13 @@
 /**
  * Runs one bench case's op for one contender in a tight loop, for `perf record`:
  *
- *   perf record -g node --perf-basic-prof bench/probe-case.js strings rust 5
+ *   perf record -g node --perf-basic-prof bench/probes/case.js strings rust 5
  *
  * Arguments: case id, contender key (pbjs8, pbjs7, rust, rust-js, rust7, record, null; bench/cases.js),
  * seconds (default 5).
  */
 
-const { CASES, prepareCase } = require('./cases');
+const { CASES, prepareCase } = require('../cases');
 
 const [id = 'small', key = 'rust', seconds = '5'] = process.argv.slice(2);
 const c = CASES.find((x) => x.id === id);

@@ -1,20 +1,20 @@
 'use strict';
 
 /**
- * `node bench/probe-nan.js [calls]`: the bytes RustWriter and protobufjs 8.8.1 write for a
+ * `node bench/probes/nan.js [calls]`: the bytes RustWriter and protobufjs 8.8.1 write for a
  * signalling NaN (`7ff4000000000001`, little-endian `010000000000f47f`) through `double()` and
  * `doubles()`, call after call, as V8 tiers their code up. Prints each new combination with the
  * call that first showed it.
  *
  * On Node 26 (V8 14), protobufjs's bytes turn to the quieted `…fc7f` once its code reaches Maglev,
- * and RustWriter's did too until lib/varint.js stored NaNs through `Float64Array.prototype.fill`;
+ * and RustWriter's did too until lib/writer/varint.js stored NaNs through `Float64Array.prototype.fill`;
  * on Node 20 to 24 both keep `…f47f` at every tier. A plain array cannot hold a signalling NaN
  * (V8 quiets it when it stores it there), so the inputs are a Float64Array, a Proxy over one and a
  * number read from one.
  */
 
 const protobuf = require('protobufjs');
-const { RustWriter } = require('..');
+const { RustWriter } = require('../..');
 
 const calls = Number(process.argv[2] || 20000);
 const cell = new Float64Array(1);

@@ -9,7 +9,7 @@
 
 const fs = require('fs');
 const path = require('path');
-const { MeasureError } = require('./measure-args');
+const { MeasureError } = require('./args');
 
 /** Message types named in an "unknown type" error. */
 const TYPES_LISTED = 8;

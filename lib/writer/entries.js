@@ -1,10 +1,10 @@
 'use strict';
 
 /**
- * A writer's entries: what it cannot write as calls arrive, left for `finish()` (lib/finish.js).
+ * A writer's entries: what it cannot write as calls arrive, left for `finish()` (lib/writer/finish.js).
  *
  * A writer writes the wire bytes of its message itself, into one region of memory
- * (lib/writer.js). What it cannot write yet goes to its entries, an `Int32Array` of records of
+ * (lib/writer/region.js). What it cannot write yet goes to its entries, an `Int32Array` of records of
  * {@link ENTRY_WORDS} words: `AT` (a byte offset from the region's start), `KIND`, and two
  * operands whose meaning each kind defines. Entries are in the order of `AT`, so that `finish()`
  * can splice them in with one backward pass that never moves a byte twice.
@@ -28,14 +28,18 @@
  * into its placeholder at `ldelim()`, and its entry is removed; so does a packed field written
  * by JS. So a message of small parts finishes with no entry at all.
  *
- * These methods are RustWriter's (lib/writer.js puts them on its prototype), and the only code
- * that changes the writer's entry fields: `_entries`, `_entryEnd` (words used), `_fork` (the
- * innermost open fork's entry, or -1), `_addedBytes` (bytes the entries add to the message, as
- * far as known: all of them while `_runCount` is 0), `_runCount`, `_lastRun` (the last RUN
- * entry, or -1) and `_kept` (`[array, count, its length then, …]` for RUN and REF entries).
+ * This module's functions are the only code that changes a writer's entry fields: `_entries`,
+ * `_entryEnd` (words used), `_fork` (the innermost open fork's entry, or -1), `_addedBytes` (bytes
+ * the entries add to the message, as far as known: all of them while `_runCount` is 0),
+ * `_runCount`, `_lastRun` (the last RUN entry, or -1) and `_kept` (for RUN and REF entries, three
+ * slots a kept array: `KEPT_ARRAY`, the array; `KEPT_COUNT`, the elements to write; `KEPT_LENGTH`,
+ * its length when it was kept).
+ *
+ * **The entry array** is shared by the module's writers, as the slab is (lib/writer/region.js), so
+ * that writers allocate nothing in the common case: a new writer takes it (`claim`), and the writer
+ * that had it keeps a copy of what it holds; `finish()` hands it back (`drop`).
  */
 
-const memory = require('./memory');
 const { lengthOf } = require('./typed');
 const { varint32Len } = require('./varint');
 
@@ -60,80 +64,134 @@ const KEPT = 2;
 const RUN_OF = 3;
 const REF_BYTES = 3;
 
-/** Words of `_kept` per kept array: the array, the elements to write, its length then. */
-const KEPT_WORDS = 3;
+/** Slots of `_kept`, from a kept array's index there. */
+const KEPT_ARRAY = 0;
+const KEPT_COUNT = 1;
+const KEPT_LENGTH = 2;
+
+/** Entry words the shared entry array starts with (64 entries). */
+const ENTRIES_MIN = 256;
+const NO_ENTRIES = new Int32Array(0);
+let shared = new Int32Array(ENTRIES_MIN);
+/** The writer that has the shared entry array, or null. */
+let sharedOwner = null;
+
+/**
+ * Gives a new writer the shared entry array (the writer that had it keeps a copy).
+ * @param {RustWriter} w Writer, without entries
+ * @returns {undefined}
+ */
+function claim(w) {
+  if (sharedOwner !== null) keepCopy(sharedOwner);
+  sharedOwner = w;
+  w._entries = shared;
+}
+
+/**
+ * Gives up the shared entry array, keeping a copy of what it holds.
+ * @param {RustWriter} w Writer
+ * @returns {undefined}
+ */
+function keepCopy(w) {
+  w._entries = w._entryEnd === 0 ? NO_ENTRIES : w._entries.slice(0, w._entryEnd);
+}
+
+/**
+ * Room for `need` words in `w`'s entries: the shared array if no other writer has it, else a
+ * larger one (which becomes the shared one if `w` had it).
+ * @param {RustWriter} w Writer
+ * @param {number} need Words needed
+ * @returns {Int32Array} Its entry array now
+ */
+function growEntries(w, need) {
+  const old = w._entries;
+  let e;
+  if (sharedOwner === null && shared.length >= need) {
+    e = shared;
+    sharedOwner = w;
+  } else {
+    e = new Int32Array(Math.max(2 * need, ENTRIES_MIN));
+    if (sharedOwner === w || sharedOwner === null) {
+      shared = e;
+      sharedOwner = w;
+    }
+  }
+  if (e !== old) e.set(old.subarray(0, w._entryEnd));
+  w._entries = e;
+  return e;
+}
 
 /**
  * Appends an entry.
- * @this {RustWriter}
+ * @param {RustWriter} w Writer
  * @param {number} at Byte offset from the region's start
  * @param {number} kind Kind
  * @param {number} a First operand
  * @param {number} b Second operand
  * @returns {number} Its index
  */
-function _entry(at, kind, a, b) {
-  const e = this._entryEnd;
-  let entries = this._entries;
-  if (e + ENTRY_WORDS > entries.length) entries = this._entries = memory.growEntries(this, entries, e, e + ENTRY_WORDS);
+function entry(w, at, kind, a, b) {
+  const e = w._entryEnd;
+  let entries = w._entries;
+  if (e + ENTRY_WORDS > entries.length) entries = growEntries(w, e + ENTRY_WORDS);
   entries[e + AT] = at;
   entries[e + KIND] = kind;
   entries[e + 2] = a;
   entries[e + 3] = b;
-  this._entryEnd = e + ENTRY_WORDS;
+  w._entryEnd = e + ENTRY_WORDS;
   return e;
 }
 
 /**
  * Opens a fork whose placeholder is at `at`.
- * @this {RustWriter}
+ * @param {RustWriter} w Writer
  * @param {number} at Byte offset of the placeholder from the region's start
  * @returns {undefined}
  */
-function _pushFork(at) {
-  this._fork = this._entry(at, OPEN, this._fork, this._addedBytes);
+function pushFork(w, at) {
+  w._fork = entry(w, at, OPEN, w._fork, w._addedBytes);
 }
 
 /**
  * Closes the innermost open fork, whose content is `bytes` written bytes (plus what the entries
  * inside add): returns its length when it fits the placeholder (the entry is then dropped),
  * else records a FIXUP and returns -1.
- * @this {RustWriter}
+ * @param {RustWriter} w Writer
  * @param {number} bytes Bytes written after the placeholder
  * @returns {number} The length to write into the placeholder, or -1
  */
-function _popFork(bytes) {
-  const f = this._fork;
-  const entries = this._entries;
-  this._fork = entries[f + OPEN_PARENT];
-  if (this._lastRun < f) {
+function popFork(w, bytes) {
+  const f = w._fork;
+  const entries = w._entries;
+  w._fork = entries[f + OPEN_PARENT];
+  if (w._lastRun < f) {
     // The content's length is known: its bytes plus what the entries inside add.
-    const len = bytes + this._addedBytes - entries[f + OPEN_ADDED];
-    if (len < 128 && this._entryEnd === f + ENTRY_WORDS) {
+    const len = bytes + w._addedBytes - entries[f + OPEN_ADDED];
+    if (len < 128 && w._entryEnd === f + ENTRY_WORDS) {
       // The usual case: short, with no entry inside.
-      this._entryEnd = f;
+      w._entryEnd = f;
       return len;
     }
-    this._addedBytes += varint32Len(len) - 1;
+    w._addedBytes += varint32Len(len) - 1;
   }
   entries[f + KIND] = FIXUP;
   entries[f + SPAN_BYTES] = bytes;
-  entries[f + SPAN_END] = this._entryEnd;
+  entries[f + SPAN_END] = w._entryEnd;
   return -1;
 }
 
 /**
  * Drops the innermost open fork and the entries after it (`reset()`).
- * @this {RustWriter}
+ * @param {RustWriter} w Writer
  * @returns {number} Byte offset of its placeholder, where writing goes on
  */
-function _dropFork() {
-  const f = this._fork;
-  const entries = this._entries;
-  this._fork = entries[f + OPEN_PARENT];
-  this._addedBytes = entries[f + OPEN_ADDED];
-  this._entryEnd = f;
-  if (this._lastRun > f) countRuns(this);
+function dropFork(w) {
+  const f = w._fork;
+  const entries = w._entries;
+  w._fork = entries[f + OPEN_PARENT];
+  w._addedBytes = entries[f + OPEN_ADDED];
+  w._entryEnd = f;
+  if (w._lastRun > f) countRuns(w);
   return entries[f + AT];
 }
 
@@ -157,29 +215,40 @@ function countRuns(w) {
 /**
  * Records that the placeholder at `at` needs the length `len` (128 or more), with no entry
  * between it and the write position.
- * @this {RustWriter}
+ * @param {RustWriter} w Writer
  * @param {number} at Byte offset of the placeholder from the region's start
  * @param {number} len Bytes after it
  * @returns {undefined}
  */
-function _fixup(at, len) {
-  this._entry(at, FIXUP, len, this._entryEnd + ENTRY_WORDS);
-  this._addedBytes += varint32Len(len) - 1;
+function fixup(w, at, len) {
+  entry(w, at, FIXUP, len, w._entryEnd + ENTRY_WORDS);
+  w._addedBytes += varint32Len(len) - 1;
+}
+
+/**
+ * Closes the one-byte length placeholder at offset `at`, written before the bytes up to `_pos`,
+ * which hold no entry (a packed field JS wrote): writes the length into it, or records a FIXUP.
+ * @param {RustWriter} w Writer
+ * @param {number} at Offset of the placeholder from the region's start
+ * @returns {undefined}
+ */
+function delimit(w, at) {
+  const len = w._pos - w._start - at - 1;
+  if (len < 128) w._buf[w._start + at] = len;
+  else fixup(w, at, len);
 }
 
 /**
  * `ldelim()` with no fork open, when entries exist: a PREFIX entry before them all (rather than
  * moving them) for the `bytes` written so far.
- * @this {RustWriter}
+ * @param {RustWriter} w Writer
  * @param {number} bytes Bytes written
  * @returns {undefined}
  */
-function _prefixEntries(bytes) {
-  const end = this._entryEnd;
-  let entries = this._entries;
-  if (end + ENTRY_WORDS > entries.length) {
-    entries = this._entries = memory.growEntries(this, entries, end, end + ENTRY_WORDS);
-  }
+function prefixEntries(w, bytes) {
+  const end = w._entryEnd;
+  let entries = w._entries;
+  if (end + ENTRY_WORDS > entries.length) entries = growEntries(w, end + ENTRY_WORDS);
   entries.copyWithin(ENTRY_WORDS, 0, end);
   for (let e = ENTRY_WORDS; e <= end; e += ENTRY_WORDS) {
     const kind = entries[e + KIND];
@@ -189,9 +258,9 @@ function _prefixEntries(bytes) {
   entries[KIND] = PREFIX;
   entries[SPAN_BYTES] = bytes;
   entries[SPAN_END] = end + ENTRY_WORDS;
-  this._entryEnd = end + ENTRY_WORDS;
-  if (this._lastRun >= 0) this._lastRun += ENTRY_WORDS;
-  else this._addedBytes += varint32Len(bytes + this._addedBytes);
+  w._entryEnd = end + ENTRY_WORDS;
+  if (w._lastRun >= 0) w._lastRun += ENTRY_WORDS;
+  else w._addedBytes += varint32Len(bytes + w._addedBytes);
 }
 
 /**
@@ -204,79 +273,65 @@ function _prefixEntries(bytes) {
 function keep(w, array, count) {
   if (w._kept === null) w._kept = [];
   const k = w._kept.length;
-  w._kept.push(array, count, lengthOf(array));
+  w._kept.push(array, count, lengthOf(array)); // KEPT_ARRAY, KEPT_COUNT, KEPT_LENGTH
   return k;
 }
 
 /**
  * Records a long packed varint field for the native encoder: its length and payload go at `at`.
- * @this {RustWriter}
+ * @param {RustWriter} w Writer
  * @param {number} at Byte offset from the region's start
  * @param {ArrayBufferView} array Elements (an Int32Array, Uint32Array or BigInt array)
  * @param {number} count Elements to encode
  * @param {number} kind `protocol.json` `RUN_*`
  * @returns {undefined}
  */
-function _run(at, array, count, kind) {
-  this._lastRun = this._entry(at, RUN, keep(this, array, count), kind);
-  ++this._runCount;
+function run(w, at, array, count, kind) {
+  w._lastRun = entry(w, at, RUN, keep(w, array, count), kind);
+  ++w._runCount;
 }
 
 /**
  * Records the bytes of a typed array, copied into the result by `finish()`.
- * @this {RustWriter}
+ * @param {RustWriter} w Writer
  * @param {number} at Byte offset from the region's start
  * @param {ArrayBufferView} array Typed array whose bytes are the wire bytes
  * @param {number} count Elements to write
  * @param {number} bytes Their byte length
  * @returns {undefined}
  */
-function _ref(at, array, count, bytes) {
-  this._entry(at, REF, keep(this, array, count), bytes);
-  this._addedBytes += bytes;
+function ref(w, at, array, count, bytes) {
+  entry(w, at, REF, keep(w, array, count), bytes);
+  w._addedBytes += bytes;
 }
 
 /**
  * Drops every entry (`reset()` with no fork open), keeping the array.
- * @this {RustWriter}
+ * @param {RustWriter} w Writer
  * @returns {undefined}
  */
-function _clearEntries() {
-  this._entryEnd = 0;
-  this._fork = -1;
-  this._addedBytes = 0;
-  this._runCount = 0;
-  this._lastRun = -1;
-  this._kept = null;
+function clear(w) {
+  w._entryEnd = 0;
+  w._fork = -1;
+  w._addedBytes = 0;
+  w._runCount = 0;
+  w._lastRun = -1;
+  w._kept = null;
 }
 
 /**
- * Drops every entry and the array (`finish()`, which hands the array back to lib/memory.js).
- * @this {RustWriter}
+ * Drops every entry and hands the array back (`finish()`).
+ * @param {RustWriter} w Writer
  * @returns {undefined}
  */
-function _dropEntries() {
-  this._clearEntries();
-  this._entries = memory.NO_ENTRIES;
+function drop(w) {
+  clear(w);
+  w._entries = NO_ENTRIES;
+  if (sharedOwner === w) sharedOwner = null;
 }
-
-/**
- * Gives up the entry array this writer shares with the module's other writers, keeping a copy
- * of what it holds (lib/memory.js calls it when another writer takes the shared array).
- * @this {RustWriter}
- * @returns {undefined}
- */
-function _keepEntries() {
-  this._entries = this._entryEnd === 0 ? memory.NO_ENTRIES : this._entries.slice(0, this._entryEnd);
-}
-
-/** RustWriter's methods for its entries. */
-const entryMethods = {
-  _entry, _pushFork, _popFork, _dropFork, _fixup, _prefixEntries, _run, _ref, _clearEntries, _dropEntries, _keepEntries,
-};
 
 module.exports = {
-  ENTRY_WORDS, AT, KIND, OPEN, FIXUP, PREFIX, RUN, REF,
-  OPEN_PARENT, OPEN_ADDED, SPAN_BYTES, SPAN_END, KEPT, RUN_OF, REF_BYTES, KEPT_WORDS,
-  entryMethods,
+  ENTRY_WORDS, AT, KIND, OPEN, FIXUP, PREFIX, RUN, REF, SPAN_BYTES, SPAN_END, KEPT, RUN_OF, REF_BYTES,
+  KEPT_ARRAY, KEPT_COUNT, KEPT_LENGTH, NO_ENTRIES,
+  claim, pushFork, popFork, dropFork, delimit, prefixEntries, run, ref, clear, drop,
 };

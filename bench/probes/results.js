@@ -4,9 +4,9 @@
  * What a result `Buffer` costs to make, per way of making an 80-byte view of a 64 KiB slab, and
  * whether the way gives `Buffer.prototype` (so that the result deep-equals any other `Buffer`):
  *
- *   node bench/probe-results.js [millions of views, default 20]
+ *   node bench/probes/results.js [millions of views, default 20]
  *
- * lib/memory.js makes results with `Buffer[Symbol.species]` (Node's own `FastBuffer`).
+ * lib/writer/region.js makes results with `Buffer[Symbol.species]` (Node's own `FastBuffer`).
  */
 
 const MILLIONS = Number(process.argv[2] || 20);

@@ -2,11 +2,13 @@
 
 /**
  * protobuf.js's methods that write a length and then bytes (`bytes`, `string`), and `raw`:
- * RustWriter's (lib/writer.js puts them on its prototype). They write into the room
- * `_room(n)` gives and move the write position with `_advance`; large `bytes` are kept by
- * reference (`_reference`) and copied once, into the result, by `finish()`.
+ * RustWriter's (lib/writer/writer.js puts them on its prototype). They write into the room
+ * `room(w, n)` gives (lib/writer/region.js) and advance `_pos`; large `bytes` are kept by
+ * reference (`reference`) and copied once, into the result, by `finish()`.
  */
 
+const { room, hold, release, released } = require('./region');
+const entries = require('./entries');
 const settings = require('./settings');
 const { typedName, isTypedArray, lengthOf, viewOf } = require('./typed');
 const { putVarint32, putUtf8 } = require('./varint');
@@ -39,19 +41,37 @@ function copyBytes(w, value, len, undoTo) {
   if (isTypedArray(value) && lengthOf(value) >= len) {
     buf.set(lengthOf(value) === len ? value : viewOf(value, len), at);
   } else {
-    w._hold(undoTo);
+    hold(w, undoTo);
     try {
       // protobuf.js copies with `set`, which reads `length` a second time: so does this (a
       // getter sees both reads), but it copies only the `len` bytes it made room for.
       void value.length;
       for (let i = 0; i < len; ++i) buf[at + i] = value[i];
     } catch (err) {
-      w._release();
-      throw err;
+      throw released(w, err);
     }
-    w._release();
+    release(w);
   }
-  return w._advance(at + len);
+  w._pos = at + len;
+  return w;
+}
+
+/**
+ * Writes the first `count` elements of a typed array by reference, after their length: their
+ * `bytes` bytes are copied once, into the result, by `finish()`, which throws if the array no
+ * longer holds the elements it holds now (detached, or resized).
+ * @param {RustWriter} w Writer
+ * @param {ArrayBufferView} array Typed array whose bytes are the wire bytes
+ * @param {number} count Elements to write, at most `lengthOf(array)`
+ * @param {number} bytes Their byte length
+ * @returns {RustWriter} `w`
+ */
+function reference(w, array, count, bytes) {
+  const at = room(w, 5); // may move the writer: read _buf after it
+  const p = putVarint32(w._buf, at, bytes);
+  w._pos = p;
+  entries.ref(w, p - w._start, array, count, bytes);
+  return w;
 }
 
 /**
@@ -63,9 +83,9 @@ function copyBytes(w, value, len, undoTo) {
 function write_bytes(value) {
   if (typeof value === 'string' || value instanceof String) value = Buffer.from(value, 'base64');
   const len = value.length >>> 0;
-  if (len >= settings.refMin && typedName(value) === 'Uint8Array' && lengthOf(value) >= len) return this._reference(value, len, len);
-  const at = this._room(len + 5); // may move the writer: read _buf after it
-  this._advance(putVarint32(this._buf, at, len));
+  if (len >= settings.refMin && typedName(value) === 'Uint8Array' && lengthOf(value) >= len) return reference(this, value, len, len);
+  const at = room(this, len + 5); // may move the writer: read _buf after it
+  this._pos = putVarint32(this._buf, at, len);
   // As protobuf.js's: if converting an element throws, the length prefix stays.
   return len ? copyBytes(this, value, len, this._pos - this._start) : this;
 }
@@ -80,7 +100,7 @@ function write_raw(value) {
   const len = value.length >>> 0;
   if (!len) return this;
   const before = this._pos - this._start;
-  this._room(len);
+  room(this, len);
   return copyBytes(this, value, len, before);
 }
 
@@ -95,7 +115,7 @@ function write_string(value) {
   if (!n) return this.bool(0);
   if (n < STRING_SHORT_MAX) {
     const need = 3 * n + 2;
-    const p = this._room(need);
+    const p = room(this, need);
     const buf = this._buf;
     let end;
     if (n >= UTF8_LOOP_MAX) {
@@ -105,35 +125,37 @@ function write_string(value) {
     } else {
       // Not a string but something with a length, read as protobuf.js reads it: with
       // `charCodeAt`, which may run user code, so with the writer held.
-      this._hold(p - this._start);
+      hold(this, p - this._start);
       try {
         end = putUtf8(value, buf, p + 1);
       } catch (err) {
-        this._release();
-        throw err;
+        throw released(this, err);
       }
-      this._release();
+      release(this);
     }
     const len = end - p - 1;
     if (len < 128) {
       buf[p] = len;
-      return this._advance(end);
+      this._pos = end;
+      return this;
     }
     buf.copyWithin(p + 2, p + 1, end);
     buf[p] = (len & 127) | 128;
     buf[p + 1] = len >>> 7;
-    return this._advance(end + 1);
+    this._pos = end + 1;
+    return this;
   }
   const len = Buffer.byteLength(value);
-  const at = this._room(len + 5); // may move the writer: read _buf after it
+  const at = room(this, len + 5); // may move the writer: read _buf after it
   const buf = this._buf;
   const p = putVarint32(buf, at, len);
   buf.utf8Write(value, p, len);
-  return this._advance(p + len);
+  this._pos = p + len;
+  return this;
 }
 
 /** RustWriter's methods for strings and bytes. */
 const bytesMethods = { bytes: write_bytes, raw: write_raw, string: write_string };
 
-module.exports = { bytesMethods };
+module.exports = { bytesMethods, reference };
 

@@ -4,7 +4,7 @@
  * A/B of two checkouts of this package on one case: the way to tell whether a change made
  * RustWriter faster when the machine is too noisy for two separate bench runs to tell.
  *
- *   node bench/probe-ab.js <checkout A> <checkout B> [case] [pairs]
+ *   node bench/probes/ab.js <checkout A> <checkout B> [case] [pairs]
  *
  * Each measurement is a fresh process for one checkout (in one process, the package loaded
  * second ran 5–15% slower or faster than the first, whichever it was): it builds the case's
@@ -17,7 +17,7 @@
 const path = require('path');
 const { execFileSync } = require('child_process');
 
-const FIXTURES = path.join(__dirname, 'fixtures');
+const FIXTURES = path.join(__dirname, '..', 'fixtures');
 const CASES = {
   common: { proto: 'common.proto', type: 'common.Common', build: 'common' },
   catalog: { proto: 'catalog.proto', type: 'catalog.Catalog', build: 'catalog' },
@@ -36,9 +36,9 @@ const TIME_MS = 1000;
  */
 function child(dir, id) {
   const protobuf = require('protobufjs');
-  const { prng } = require('../test/helpers');
+  const { prng } = require('../../test/helpers');
   const c = CASES[id];
-  const builders = { ...require('./data-modelled'), stream: require('./data').stream };
+  const builders = { ...require('../data-modelled'), stream: require('../data').stream };
   const { RustWriter } = require(path.resolve(dir));
   const T = new protobuf.Root().loadSync(path.join(FIXTURES, c.proto)).lookupType(c.type);
   let m = builders[c.build](prng(SEED));
@@ -102,7 +102,7 @@ if (argv[0] === '--child') {
 } else {
   const [dirA, dirB, id = 'tile', pairs = '8'] = argv;
   if (!dirA || !dirB || !CASES[id]) {
-    process.stderr.write(`usage: node bench/probe-ab.js <checkout A> <checkout B> [${Object.keys(CASES).join('|')}] [pairs]\n`);
+    process.stderr.write(`usage: node bench/probes/ab.js <checkout A> <checkout B> [${Object.keys(CASES).join('|')}] [pairs]\n`);
     process.exitCode = 2;
   } else {
     parent(dirA, dirB, id, Number(pairs));

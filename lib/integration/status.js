@@ -7,9 +7,9 @@
  */
 
 const { copies } = require('./install');
-const { NATIVE } = require('./native');
+const { NATIVE } = require('../writer/native');
 const { verifyStatus } = require('./verify');
-const { STATUS, envVar } = require('./env');
+const { STATUS, envVar } = require('../env');
 
 /** Set by lib/register.js when the preload has hooked module loading. */
 const flags = { preload: false };

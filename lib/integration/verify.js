@@ -12,20 +12,13 @@
  * effects runs twice for it (never for the writers not sampled).
  */
 
-const { VERIFY, envVar } = require('./env');
+const { VERIFY, envVar } = require('../env');
+const methods = require('../writer/methods');
 
-/** Every method of the Writer API that changes what `finish()` returns. */
-const METHODS = [
-  'uint32', 'int32', 'sint32', 'uint64', 'int64', 'sint64', 'bool', 'fixed32', 'sfixed32', 'fixed64', 'sfixed64',
-  'float', 'double', 'bytes', 'raw', 'string',
-  'uint32s', 'int32s', 'sint32s', 'uint64s', 'int64s', 'sint64s', 'bools', 'fixed32s', 'sfixed32s', 'fixed64s',
-  'sfixed64s', 'floats', 'doubles',
-  'fork', 'ldelim', 'reset',
-];
 /** The methods whose BigInt values protobufjs writes as 0 and RustWriter encodes (README,
  * Compatibility): the reference writer gets the equal `{low, high}` instead. */
-const SCALAR_64 = new Set(['uint64', 'int64', 'sint64', 'fixed64', 'sfixed64']);
-const PACKED_64 = new Set(['uint64s', 'int64s', 'sint64s', 'fixed64s', 'sfixed64s']);
+const SCALAR_64 = new Set(methods.SCALAR_64);
+const PACKED_64 = new Set(methods.PACKED_64);
 /** Frames kept to name the message type a writer was created for: the encoder that called
  * `Writer.create`, and its caller (for `encodeDelimited`, whose own frame names no type). Each
  * frame more costs time: the capture is most of what a checked writer costs. */
@@ -264,7 +257,7 @@ function checkedClass(Base, reference, version) {
   };
   Object.defineProperties(CheckedWriter.prototype, { pos, len: pos });
 
-  for (const name of METHODS) {
+  for (const name of methods.WRITE_METHODS) {
     const method = function (value) {
       try {
         this._ours[name](value);
