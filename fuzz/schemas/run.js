@@ -347,6 +347,7 @@ function format(report) {
     lines.push('', `FAILURE: protobufjs ${version(g.version)}, ${g.kind}${g.form ? ` in ${g.form}` : ''}: ${g.count} cases, e.g. ${g.seeds.join(' ')}`);
     lines.push(`  ${g.first.message.slice(0, 600)}`);
     if (g.note) lines.push(`  ${g.note}`);
+    if (g.first.stderr) lines.push(`  its stderr ends: ${g.first.stderr.trim().slice(-1500).replace(/\n/g, '\n    ')}`);
     if (g.shrunk) {
       const o = g.shrunk.original;
       const s = g.shrunk.size;
