@@ -143,7 +143,7 @@ function compiler(protobuf, rules) {
     const id = ++serial;
     const name = `write_${type.name.replace(/\W/g, '_')}_${id}`;
     const source = `'use strict';
-const { more, viaWriter, putString, closeSection, BITS, longBits } = rt;
+const { more, viaWriter, viaPacked, putString, closeSection, shortVarints, SHORT, BULK_FLOATS_MIN, loops, BITS, longBits } = rt;
 const { putVarint32, putVarint64, putZigzag64, putNegativeInt32, putFixed32, putFloat, putDouble } = rt;
 return function ${name}(m, w, p, q) {
   // ${type.fullName}: protobufjs ${rules} rules (protobufjs-rustwriter encoder ${id})
@@ -207,7 +207,7 @@ ${body.map((line) => `  ${line}`).join('\n')}
       } else if (field.packed && wire.packed[type] !== undefined) {
         const tag = (field.id << 3 | 2) >>> 0;
         body = rules >= 8
-          ? [`${room(tagBytes(tag).length)} ${writeTag(tag)}`, `p = viaWriter(w, p, '${type}s', ${ref}); ${RELOAD}`]
+          ? packedCode(type, ref, tag)
           : sectionCode(tag, [
             `for (let i = 0; i < ${ref}.length; ++i) {`,
             `  ${room(MAX_BYTES[type])} const v = ${ref}[i]; ${writeScalar(type, 'v')}`,
@@ -313,6 +313,42 @@ function valueCode(type, value, tag) {
   }
   if (type === 'bytes') return [`${room(tagLen)} ${writeTag(tag)}`, `p = viaWriter(w, p, 'bytes', ${value}); ${RELOAD}`];
   return [`${room(tagLen + MAX_BYTES[type])} ${writeTag(tag)}`, `{ const v = ${value}; ${writeScalar(type, 'v')} }`];
+}
+
+/** The short paths of the packed methods (lib/writer/packed.js): element loop, bound, bytes an
+ * element takes at most, and whether its elements are varints (a one-byte length placeholder) or of
+ * that fixed size (the length known first). 64-bit varints have none. */
+const SHORT_PACKED = {
+  uint32: ['loopUint32', 'shortVarints()', 5, true],
+  int32: ['loopInt32', 'shortVarints()', 10, true],
+  sint32: ['loopSint32', 'shortVarints()', 5, true],
+  fixed32: ['loopFixed32', 'SHORT', 4, false],
+  sfixed32: ['loopFixed32', 'SHORT', 4, false],
+  float: ['loopFloat', 'BULK_FLOATS_MIN', 4, false],
+  double: ['loopDouble', 'BULK_FLOATS_MIN', 8, false],
+  bool: ['loopBool', 'SHORT', 1, false],
+};
+
+/**
+ * The statements that write a packed field as protobufjs 8's `w.uint32(tag).<type>s(value)`: the
+ * method's short path inline, the rest through it (lib/encoders/runtime.js `viaPacked`), which reads
+ * nothing the inline part read.
+ * @param {string} type Element type
+ * @param {string} value Expression of the array (evaluated once, after the tag)
+ * @param {number} tag Tag
+ * @returns {string[]} Lines
+ */
+function packedCode(type, value, tag) {
+  const head = [`${room(tagBytes(tag).length)} ${writeTag(tag)}`, `const a = ${value}; const n = a.length;`];
+  const via = `p = viaPacked(w, p, '${type}s', a, n); ${RELOAD}`;
+  const short = SHORT_PACKED[type];
+  if (short === undefined) return [...head, via];
+  const [loop, bound, size, varints] = short;
+  const inline = varints
+    ? [`${room(`1 + ${size} * n`)} const at = p - w._start; buf[p++] = 0; p = loops.${loop}(buf, p, a, 0, n);`,
+      'const len = p - w._start - at - 1; if (len < 128) buf[w._start + at] = len; else closeSection(w, at, len, w._entryEnd, 0);']
+    : [`${room(`5 + ${size} * n`)} p = putVarint32(buf, p, ${size} * n); p = loops.${loop}(buf, p, a, 0, n);`];
+  return [...head, `if (n === n >>> 0 && n < ${bound}) {`, ...inline.map((l) => `  ${l}`), `} else { ${via} }`];
 }
 
 /**

@@ -21,6 +21,8 @@
 const region = require('../writer/region');
 const entries = require('../writer/entries');
 const { BITS, longBits } = require('../writer/long');
+const { longPacked, shortVarints, SHORT, BULK_FLOATS_MIN } = require('../writer/packed');
+const loops = require('../writer/loops');
 const {
   putVarint32, putVarint64, putZigzag64, putNegativeInt32, putFixed32, putFloat, putDouble, putUtf8,
 } = require('../writer/varint');
@@ -91,6 +93,27 @@ function viaWriter(w, p, method, value) {
 }
 
 /**
+ * Writes a packed field (its length and elements) through the writer's method past its short path
+ * (lib/writer/packed.js `longPacked`), given the `length` the encode read, as the method reads it once.
+ * @param {RustWriter} w Writer, held by the encode
+ * @param {number} p Where the encode's bytes end
+ * @param {string} method Packed method
+ * @param {ArrayLike<*>} value Elements
+ * @param {*} n Their `length`
+ * @returns {number} Where they end now (`w._buf` may have changed)
+ */
+function viaPacked(w, p, method, value, n) {
+  lend(w, p);
+  try {
+    longPacked[method](w, value, n);
+  } catch (err) {
+    takeBack(w);
+    throw err;
+  }
+  return takeBack(w);
+}
+
+/**
  * Writes a string's length and UTF-8 at `p`, as lib/writer/bytes.js `string` does for a string.
  * @param {RustWriter} w Writer, held by the encode
  * @param {number} p Position
@@ -141,6 +164,6 @@ function closeSection(w, at, len, from, addedThen) {
 }
 
 module.exports = {
-  begin, end, abort, more, viaWriter, putString, closeSection,
+  begin, end, abort, more, viaWriter, viaPacked, putString, closeSection, shortVarints, SHORT, BULK_FLOATS_MIN, loops,
   BITS, longBits, putVarint32, putVarint64, putZigzag64, putNegativeInt32, putFixed32, putFloat, putDouble,
 };
