@@ -76,9 +76,18 @@ export interface InstallOptions {
    * Default: `PROTOBUFJS_RUSTWRITER_VERIFY`, else 0.
    */
   verify?: number;
+  /**
+   * Whether each reflected Type of this instance encodes with an encoder compiled for RustWriter
+   * (set up from the install on), rather than protobufjs's generated encoder calling RustWriter's
+   * methods. Same bytes either way. Default: true, unless `PROTOBUFJS_RUSTWRITER_COMPILED=0`.
+   */
+  compiled?: boolean;
 }
 
-/** Makes every encode of this protobufjs instance write through RustWriter. Idempotent (a second call only applies its options). */
+/**
+ * Makes every encode of this protobufjs instance write through RustWriter, and its Types encode
+ * with compiled encoders. Idempotent (a second call only applies its options).
+ */
 export declare function install<T extends ProtobufModule>(protobuf: T, options?: InstallOptions): T;
 /** Restores protobufjs's own writer. */
 export declare function uninstall<T extends ProtobufModule>(protobuf: T): T;
@@ -91,6 +100,8 @@ export interface ProtobufCopyStatus {
   path: string | null;
   /** Whether its `Writer.create` returns RustWriters now. */
   installed: boolean;
+  /** Whether its Types set up from now on encode with compiled encoders. */
+  compiled: boolean;
   /** The fraction of its writers shadowed by protobufjs's own writer (0 when not installed). */
   verify: number;
 }

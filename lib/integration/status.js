@@ -34,7 +34,8 @@ function status() {
 function formatStatus(s) {
   const lines = [`protobufjs-rustwriter: ${s.native ? 'native addon' : 'JS path (no addon)'}, preload ${s.preload ? 'on' : 'off'}, ${s.copies.length} protobufjs ${s.copies.length === 1 ? 'copy' : 'copies'} seen`];
   for (const c of s.copies) {
-    const writer = c.installed ? `RustWriter${c.verify > 0 ? `, ${c.verify * 100}% checked against protobufjs's writer` : ''}` : 'protobufjs\'s own writer';
+    const how = [c.compiled ? 'compiled encoders' : null, c.verify > 0 ? `${c.verify * 100}% checked against protobufjs's writer` : null];
+    const writer = c.installed ? ['RustWriter', ...how.filter(Boolean)].join(', ') : 'protobufjs\'s own writer';
     lines.push(`protobufjs-rustwriter:   protobufjs ${c.version || '(unknown version)'} at ${c.path || '(unknown path)'}: ${writer}`);
   }
   const v = s.verify;

@@ -9,6 +9,8 @@ const M = root.lookupType('M');
 
 const installed: typeof protobuf = install(protobuf);
 const checked: typeof protobuf = install(protobuf, { verify: 0.01 });
+const writerApiOnly: typeof protobuf = install(protobuf, { compiled: false });
+const compiles: boolean = status().copies[0].compiled;
 const found: VerifyStatus = status().verify;
 const fraction: number = status().copies[0].verify;
 const viaInstall: Uint8Array = M.encode(M.create({ id: 1, name: 'x' })).finish();
