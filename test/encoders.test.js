@@ -16,6 +16,9 @@ const Long = require('long');
 const { RustWriter, install, uninstall, status, _testing } = require('..');
 const { PATHS, withPath } = require('./helpers');
 
+/** A 64-bit map key as protobufjs 8's `util.longToHash` makes it: 8 characters, which `util.longFromKey` decodes. */
+const HASH = String.fromCharCode(5, 0, 0, 0, 1, 0, 0, 0);
+
 const COPIES = [['protobufjs 8.8.1', require('protobufjs')], ['protobufjs 7.6.6', require('protobufjs7')]];
 
 const PROTO3 = `syntax = "proto3";
@@ -52,7 +55,7 @@ function everything() {
     opt: 0, ri: [1, -1, 300, 2 ** 31], rs64: [-1, 1, '3'], rd: [NaN, -0, Infinity], rb: [true, false, 1],
     unpacked: [5, 6], rstr: ['', 'a', 'x'.repeat(200)], leaves: [{ a: 1 }, { s: 'y'.repeat(300) }, {}],
     kinds: [0, 1, -3], rby: [Buffer.alloc(0), Buffer.alloc(5000, 9)],
-    byName: { a: { a: 1 }, b: { s: 'b'.repeat(130) } }, byId: { 1: 'one', '-5': 'minus five' }, flags: { true: 1, false: 2 },
+    byName: { a: { a: 1 }, b: { s: 'b'.repeat(130) } }, byId: { 1: 'one', '-5': 'minus five', 12345678: 'eight digits', [HASH]: 'a Long as a key' }, flags: { true: 1, false: 2 },
     u32m: { 7: 0.5 }, s64m: { '-1': 1 }, f64m: { 12: Buffer.from('z') },
     pl: { a: 9 }, child: { i32: 1, child: { s: 'deep', leaves: Array.from({ length: 40 }, (_, i) => ({ a: i, s: 'l'.repeat(i) })) } },
     big: 1,

@@ -186,7 +186,9 @@ ${body.map((line) => `  ${line}`).join('\n')}
       let key = 'ks[i]';
       if (rules >= 8 && field.keyType === 'bool') key = 'util.boolFromKey(ks[i])';
       else if (rules >= 8 && LONG.has(field.keyType)) {
-        key = `util.longFromKey(ks[i], ${field.keyType === 'uint64' || field.keyType === 'fixed64'})`;
+        // util.longFromKey returns a key as it is unless it is a hash of 8 characters: only those need
+        // its two regular expressions.
+        key = `(ks[i].length !== 8 ? ks[i] : util.longFromKey(ks[i], ${field.keyType === 'uint64' || field.keyType === 'fixed64'}))`;
       }
       const value = wireType === undefined
         ? messageCode(child, `${ref}[ks[i]]`, (field.id << 3 | 2) >>> 0, 18, false)
