@@ -181,6 +181,13 @@ describe('compiled encoders', function () {
         const P = ours.lookupType('t.Node');
         assert.strictEqual(Buffer.from(P.encode({ leaf: { extra: 'nested' } }).finish()).toString('hex'),
           reference(protobuf, theirs.lookupType('t.Node'), { leaf: { extra: 'nested' } }));
+        // A nested Type changed after its enclosing one was set up: protobufjs's enclosing encoder sets
+        // it up again by calling its encode, which also renews its fromObject; so does a compiled one.
+        for (const T of [N, R]) T.add(new protobuf.Field('later', 10, 'int32'));
+        assert.strictEqual(Buffer.from(P.encode({ leaf: { later: 3 } }).finish()).toString('hex'),
+          reference(protobuf, theirs.lookupType('t.Node'), { leaf: { later: 3 } }));
+        assert.deepStrictEqual(N.fromObject({ later: 4 }).later, R.fromObject({ later: 4 }).later);
+        assert.strictEqual(N.fromObject({ later: 4 }).later, 4);
       });
     });
   }

@@ -155,10 +155,14 @@ ${body.map((line) => `  ${line}`).join('\n')}
   return p;
 };`;
     /**
-     * Compiles `type` again (its fields changed since), then writes with the new code.
+     * Compiles `type` again (its fields changed since), then writes with the new code. Where the
+     * change dropped the Type's own `encode` (protobufjs's `Type#add`/`#remove`), the Type is set up
+     * again first, as protobufjs's encoder of an enclosing Type sets it up by calling its `encode`: so
+     * that its `fromObject`, `decode` and `verify` follow the change too.
      * @returns {number} Position
      */
     const recompiled = (m, w, p, q) => {
+      if (!Object.prototype.hasOwnProperty.call(type, 'encode')) type.setup();
       compileUnit(type, unit);
       return unit.write(m, w, p, q);
     };
