@@ -161,6 +161,29 @@ describe('compiled encoders', function () {
         for (let i = 0; i < 3; i++) assert.strictEqual(Buffer.from(N.encode(make(N)).finish()).toString('hex'), expected);
       });
 
+      it('set nested Types up, and call their encode where the app replaced it, as protobufjs\'s encoder does', () => {
+        const { ours, theirs } = roots(protobuf, PROTO3);
+        const setUp = (root) => {
+          root.lookupType('t.Node').encode({ leaf: { a: 1 } });
+          return Object.prototype.hasOwnProperty.call(root.lookupType('t.Leaf'), 'encode');
+        };
+        assert.strictEqual(setUp(ours), true);
+        assert.strictEqual(setUp(ours), setUp(theirs));
+        const calls = [];
+        for (const root of [ours, theirs]) {
+          const Leaf = root.lookupType('t.Leaf');
+          const own = Leaf.encode;
+          Leaf.encode = function appEncode(m, w, q) {
+            calls.push(root === ours ? 'ours' : 'theirs');
+            return own.call(this, m, w, q);
+          };
+        }
+        const m = { leaf: { a: 2 }, leaves: [{ a: 3 }] };
+        assert.strictEqual(Buffer.from(ours.lookupType('t.Node').encode(m).finish()).toString('hex'),
+          reference(protobuf, theirs.lookupType('t.Node'), m));
+        assert.deepStrictEqual(calls, ['ours', 'ours', 'theirs', 'theirs']);
+      });
+
       it('throw protobufjs\'s error past its recursion limit', () => {
         const { ours, theirs } = roots(protobuf, PROTO3);
         let m = {};

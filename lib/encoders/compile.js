@@ -105,18 +105,22 @@ function writeScalar(type, v) {
  */
 function compiler(protobuf, rules) {
   const { util, types: wire, Enum } = protobuf;
-  /** Units by Type. */
+  /**
+   * Units by Type: `type`; `write(m, w, p, q)`, which writes a message's fields at `p`; `fields`, the
+   * Type's `fieldsArray` it was compiled from; and `encode`, the Type's compiled `encode` while it is
+   * the Type's own (`encoderFor`), else null.
+   */
   const units = new WeakMap();
 
   /**
    * The unit of `type`: compiled now unless it is being compiled (a recursive type).
    * @param {object} type Type
-   * @returns {{write: Function|null}} Unit
+   * @returns {{type: object, write: Function|null, fields: object[]|null, encode: Function|null}} Unit
    */
   function unitOf(type) {
     let unit = units.get(type);
     if (unit === undefined) {
-      unit = { write: null };
+      unit = { type, write: null, fields: null, encode: null };
       units.set(type, unit);
       compileUnit(type, unit);
     }
@@ -131,6 +135,7 @@ function compiler(protobuf, rules) {
    */
   function compileUnit(type, unit) {
     const fieldsArray = type.fieldsArray; // initializes
+    unit.fields = fieldsArray;
     const children = [];
     const body = [];
     const fields = fieldsArray.slice().sort(util.compareFieldsById);
@@ -143,31 +148,17 @@ function compiler(protobuf, rules) {
     const id = ++serial;
     const name = `write_${type.name.replace(/\W/g, '_')}_${id}`;
     const source = `'use strict';
-const { more, viaWriter, viaPacked, putString, closeSection, shortVarints, SHORT, BULK_FLOATS_MIN, loops, BITS, longBits } = rt;
-const { putVarint32, putVarint64, putZigzag64, putNegativeInt32, putFixed32, putFloat, putDouble } = rt;
+const { more, viaWriter, viaPacked, viaEncode, putString, closeSection, shortVarints, SHORT, BULK_FLOATS_MIN, loops } = rt;
+const { putVarint32, putVarint64, putZigzag64, putNegativeInt32, putFixed32, putFloat, putDouble, BITS, longBits } = rt;
 return function ${name}(m, w, p, q) {
   // ${type.fullName}: protobufjs ${rules} rules (protobufjs-rustwriter encoder ${id})
-  if (type._fieldsArray !== fieldsArray) return recompiled(m, w, p, q);
   if (q > util.recursionLimit) throw Error("max depth exceeded");
   let buf = w._buf;
   let end = -1 - w._end;
 ${body.map((line) => `  ${line}`).join('\n')}
   return p;
 };`;
-    /**
-     * Compiles `type` again (its fields changed since), then writes with the new code. Where the
-     * change dropped the Type's own `encode` (protobufjs's `Type#add`/`#remove`), the Type is set up
-     * again first, as protobufjs's encoder of an enclosing Type sets it up by calling its `encode`: so
-     * that its `fromObject`, `decode` and `verify` follow the change too.
-     * @returns {number} Position
-     */
-    const recompiled = (m, w, p, q) => {
-      if (!Object.prototype.hasOwnProperty.call(type, 'encode')) type.setup();
-      compileUnit(type, unit);
-      return unit.write(m, w, p, q);
-    };
-    unit.write = new Function('rt', 'util', 'units', 'type', 'fieldsArray', 'recompiled', source)(
-      rt, util, children, type, fieldsArray, recompiled);
+    unit.write = new Function('rt', 'util', 'units', source)(rt, util, children);
   }
 
   /**
@@ -272,6 +263,7 @@ ${body.map((line) => `  ${line}`).join('\n')}
      */
     encoderFor(type, fallback) {
       const unit = unitOf(type);
+      if (unit.fields !== type.fieldsArray) compileUnit(type, unit); // its fields changed since
       const id = ++serial;
       const name = `encode_${type.name.replace(/\W/g, '_')}_${id}`;
       // Not strict: the shadow check names a message type by the \`this\` of the encoder that created
@@ -297,8 +289,9 @@ return function ${name}(m, w, q) {
   end(w, p);
   return w;
 };`;
-      return new Function('rt', 'Writer', 'RustWriter', 'unit', 'fallback', source)(
+      unit.encode = new Function('rt', 'Writer', 'RustWriter', 'unit', 'fallback', source)(
         rt, protobuf.Writer, RustWriter, unit, fallback);
+      return unit.encode;
     },
   };
 }
@@ -370,7 +363,10 @@ function packedCode(type, value, tag) {
  * @returns {string[]} Lines
  */
 function messageCode(child, value, tag, innerTag, group) {
-  const write = `p = ${child}.write(v, w, p, q + 1); ${RELOAD}`;
+  // As protobufjs's `types[i].encode(...)`: the child Type's compiled code while its compiled encoder
+  // is its \`encode\`; else its \`encode\` itself, which sets it up (the first time, or after a change
+  // to its fields) or is the app's own.
+  const write = `p = ${child}.type.encode === ${child}.encode ? ${child}.write(v, w, p, q + 1) : viaEncode(w, p, ${child}.type, v, q + 1); ${RELOAD}`;
   if (group) {
     const endTag = (tag & ~7 | 4) >>> 0;
     return [`{ const v = ${value}; ${room(tagBytes(tag).length)} ${writeTag(tag)}`,

@@ -93,6 +93,27 @@ function viaWriter(w, p, method, value) {
 }
 
 /**
+ * Writes a nested message through its Type's own `encode` (not set up yet, its fields changed, or
+ * replaced by the app), as protobufjs's generated encoder calls it.
+ * @param {RustWriter} w Writer, held by the encode
+ * @param {number} p Where the encode's bytes end
+ * @param {object} type The nested Type
+ * @param {object} m The nested message
+ * @param {number} q Its depth
+ * @returns {number} Where the bytes end now (`w._buf` may have changed)
+ */
+function viaEncode(w, p, type, m, q) {
+  lend(w, p);
+  try {
+    type.encode(m, w, q);
+  } catch (err) {
+    takeBack(w);
+    throw err;
+  }
+  return takeBack(w);
+}
+
+/**
  * Writes a packed field (its length and elements) through the writer's method past its short path
  * (lib/writer/packed.js `longPacked`), given the `length` the encode read, as the method reads it once.
  * @param {RustWriter} w Writer, held by the encode
@@ -164,6 +185,7 @@ function closeSection(w, at, len, from, addedThen) {
 }
 
 module.exports = {
-  begin, end, abort, more, viaWriter, viaPacked, putString, closeSection, shortVarints, SHORT, BULK_FLOATS_MIN, loops,
+  begin, end, abort, more, viaWriter, viaPacked, viaEncode, putString, closeSection,
+  shortVarints, SHORT, BULK_FLOATS_MIN, loops,
   BITS, longBits, putVarint32, putVarint64, putZigzag64, putNegativeInt32, putFixed32, putFloat, putDouble,
 };
