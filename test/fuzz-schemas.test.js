@@ -4,8 +4,9 @@
  * `npm run fuzz:schemas`, short: seeded random schemas and messages (fuzz/schemas/) encoded after
  * `install()` and with protobufjs's own encoder and writer, on protobufjs 8.8.1 and 7.6.6 and on
  * the four paths of fuzz/js/paths.js, each in child processes; then the checker's own tests: a
- * corrupted subject byte, a subject that reads a getter once too often, a crashed and a hung batch
- * must each be caught with the case's seed, and a failure must shrink to a runnable script.
+ * corrupted subject byte, a subject that reads a getter once too often, encoders that miss a
+ * schema change, a crashed and a hung batch must each be caught with the case's seed, and a
+ * failure must shrink to a runnable script.
  * `FUZZ_SCHEMAS_COUNT` sets the cases per version and path.
  */
 
@@ -96,6 +97,14 @@ describe('the fuzz:schemas checker', function () {
     const r = await faulted('read', reads[0]);
     assert.deepStrictEqual(r.fresh.map((g) => [g.kind, g.seeds[0]]), [['log', `8:native:${reads[0]}`]], format(r));
     assert.match(r.fresh[0].first.message, /user code ran differently/);
+  });
+
+  it('catches encoders that miss a schema change (the Type\'s first encoder kept after Type#add and #remove), and shrinks one', async () => {
+    const r = await fuzz({ ...quiet, versions: ['8'], paths: ['native'], count: 24, fault: 'stale', shrink: true, shrinkSeconds: 5 });
+    assert.ok(r.failing > 0, format(r));
+    assert.deepStrictEqual([...new Set(r.fresh.map((g) => g.form))], ['after'], format(r));
+    const g = r.fresh[0];
+    assert.ok(g.verified && g.shrunk.size.messages === 1 && g.shrunk.size.types <= 3, format(r));
   });
 
   it('catches a crash of a batch process and names the case', async () => {

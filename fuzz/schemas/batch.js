@@ -14,7 +14,9 @@
  * not 8.8.1's: see run.js), `--trace` (each seed to stderr before it runs),
  * `--fault byte|read|crash|hang --fault-seed S` (self-tests: in case S,
  * corrupt one byte of the subject's first non-empty result, read each top-level field of each
- * subject message once more before encoding it, abort, or loop for ever), `--seconds` (shrink budget).
+ * subject message once more before encoding it, abort, or loop for ever), `--fault stale` (in every
+ * case, the subject's encoders are the first protobufjs generated for each Type, kept across the
+ * schema changes of the second pass: a compiled encoder that misses them), `--seconds` (shrink budget).
  *
  * The path's environment (`PROTOBUFJS_RUSTWRITER`) is set by the parent; its configuration is
  * applied here with `_testing.configure`, and `install()` into the version's protobufjs.
@@ -39,6 +41,29 @@ if (RustWriter.native !== (route.env.PROTOBUFJS_RUSTWRITER === 'native')) {
 }
 _testing.configure(route.options);
 install(protobuf);
+if (args.fault === 'stale') staleEncoders();
+
+/**
+ * Self-test `--fault stale`: after `Type#setup`, the encoder for a RustWriter (or no writer) is the
+ * first one protobufjs generated for the Type, even after `Type#add` or `Type#remove` made
+ * protobufjs generate another; any other writer gets protobufjs's current one (the contract of
+ * issue 24's compiled encoders, check.js). Only the subject sees the stale encoders.
+ * @returns {undefined}
+ */
+function staleEncoders() {
+  const first = new WeakMap();
+  const setup = protobuf.Type.prototype.setup;
+  protobuf.Type.prototype.setup = function setup_stale() {
+    const type = setup.call(this);
+    const current = this.encode;
+    if (!first.has(this)) first.set(this, current);
+    const stale = first.get(this);
+    this.encode = function encode_stale(m, w, q) {
+      return w && !(w instanceof RustWriter) ? current(m, w, q) : stale(m, w, q);
+    };
+    return type;
+  };
+}
 
 /** protobufjs 7's generated encoders write into 8.8.1's writer, whose semantics RustWriter has (run.js). */
 const refProtobuf = version === '7' && args.refWriter !== 'own' ? require('protobufjs') : protobuf;

@@ -524,4 +524,4 @@ function generateMessages(rng, schema, count) {
   return out;
 }
 
-module.exports = { generateMessages, indexSchema, implicit, varint, SCALARS };
+module.exports = { generateMessages, indexSchema, implicit, varint, Gen, SCALARS };

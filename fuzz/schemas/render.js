@@ -11,12 +11,13 @@
 
 const values = require('./values');
 const jsValues = require('../js/values');
-const { runInto } = require('./check');
+const { runInto, mutate, valueAfter } = require('./check');
 const { toProto, buildReflect, buildRoot } = require('./schema');
+const { messagesOf } = require('./case');
 
 /** Helpers a script may call, by name, with their source. */
 const HELPERS = {
-  mulberry: jsValues.mulberry, element: jsValues.element, runInto,
+  mulberry: jsValues.mulberry, element: jsValues.element, runInto, mutate,
   ...Object.fromEntries(['refBig', 'seededText', 'seededBytes', 'seededElements', 'loggingObject', 'loggingArray',
     'setProperty', 'bytesForm', 'big', 'longLike', 'conv', 'array', 'seeded', 'typed', 'map', 'object']
     .map((name) => [name, values[name]])),
@@ -31,18 +32,25 @@ const HELPERS = {
 function render(desc, info) {
   const protobuf = require(info.version === '8' ? 'protobufjs' : 'protobufjs7');
   const root = buildRoot(protobuf, desc.schema);
-  const r = new Renderer(root);
-  const makers = desc.messages.map((m, k) => `function message${k}(s, p) { // ${m.type}\n  return ${r.expr(m.value, false, '  ')};\n}`).join('\n\n');
+  const added = new Map(desc.after ? desc.after.add.map((a) => [`${a.type} ${a.field.id}`, a.field]) : []);
+  const r = new Renderer(root, added);
+  const maker = (name, value, type) => `function ${name}(s, p) { // ${type}\n  return ${r.expr(value, false, '  ')};\n}`;
+  let makers = desc.messages.map((m, k) => maker(`message${k}`, m.value, m.type)).join('\n\n');
   const schema = desc.schema.build === 'parse'
     ? `const PROTO = ${template(toProto(desc.schema))};\n\n/** The schema's Root, as the fuzzer builds it. */\nfunction makeRoot() {\n  const root = protobuf.parse(PROTO, new protobuf.Root(), { keepCase: ${desc.schema.keepCase} }).root;\n${desc.schema.resolveAll ? '  root.resolveAll();\n' : ''}  return root;\n}`
     : `// Built with protobufjs's reflection API (its field names are not all .proto identifiers); as .proto-like text:\n${toProto(desc.schema).trim().split('\n').map((l) => `//   ${l}`).join('\n')}\nconst SCHEMA = ${JSON.stringify(desc.schema)};\n${buildReflect.toString()}\n\n/** The schema's Root, as the fuzzer builds it. */\nfunction makeRoot() {\n  const root = buildReflect(protobuf, SCHEMA);\n${desc.schema.resolveAll ? '  root.resolveAll();\n' : ''}  return root;\n}`;
-  const form = info.form === 'into' ? 'into' : info.form || 'encode';
+  const form = info.form || 'encode';
   const index = info.at && info.at.message !== null && info.at.message !== undefined ? info.at.message : 0;
+  if (form === 'after') {
+    makers += `\n\n/** Message ${index} in the second pass, with the fields added to its type. */\n` +
+      maker('messageAfter', valueAfter(desc, index), desc.messages[index].type);
+  }
   const j = info.at && info.at.into !== null && info.at.into !== undefined ? info.at.into : 0;
   const into = desc.intos[j];
   const body = `${schema}\n\n${makers}\n\nconst MESSAGES = [${desc.messages.map((m, k) => `['${m.type}', message${k}]`).join(', ')}];\n` +
     (form === 'into' ? `const OPS = ${JSON.stringify(into.ops)};\n` : '') +
-    `\n${runner(desc, form, index)}`;
+    (form === 'after' ? `/** The second pass's schema changes. */\nconst AFTER = ${JSON.stringify({ add: desc.after.add.map((a) => ({ type: a.type, field: a.field })), remove: desc.after.remove })};\n` : '') +
+    `\n${runner(desc, form, index, into)}`;
   const used = helpersUsed(body);
   const pathOptions = JSON.stringify(info.options || {});
   const ref7 = info.version === '7' && info.refWriter !== 'own';
@@ -58,7 +66,7 @@ const { RustWriter, install, _testing } = require('protobufjs-rustwriter');
 
 _testing.configure(${pathOptions});
 install(protobuf); // the subject: Type.encode(m) as an app runs it
-${used.includes('bytesForm') || desc.options.customBuffer ? `\n${values.CustomBuffer.toString()}\n` : ''}
+${used.includes('bytesForm') || desc.options.customBuffer || (desc.after && desc.after.customBuffer) ? `\n${values.CustomBuffer.toString()}\n` : ''}
 ${used.map((name) => HELPERS[name].toString()).join('\n\n')}
 
 ${body}
@@ -76,10 +84,11 @@ console.log(a.out === b.out && a.log.length === b.log.length && k < 0 ? 'same' :
  * The script's `run(ref)`: one side's build and encode of the failing form.
  * @param {object} desc Case
  * @param {string} form Form
- * @param {number} index Message (encode, delimited)
+ * @param {number} index Message (encode, delimited, after)
+ * @param {object} [into] The `into` run (into)
  * @returns {string} Source
  */
-function runner(desc, form, index) {
+function runner(desc, form, index, into) {
   const setup = [];
   const restore = [];
   if (desc.options.customBuffer) {
@@ -91,7 +100,37 @@ function runner(desc, form, index) {
     restore.push('protobuf.util.recursionLimit = limit;');
   }
   let encode;
-  if (form === 'into') {
+  if (form === 'after') {
+    const a = desc.after;
+    const changes = [];
+    if (a.customBuffer !== desc.options.customBuffer) {
+      changes.push(`for (const p of new Set([protobuf, refProtobuf])) { p.util.Buffer = ${a.customBuffer ? 'CustomBuffer' : 'Buffer'}; p.configure(); }`);
+    }
+    if (a.recursionLimit !== desc.options.recursionLimit) {
+      if (desc.options.recursionLimit === null) setup.push('const limit = protobuf.util.recursionLimit;');
+      changes.push(`protobuf.util.recursionLimit = ${a.recursionLimit === null ? 'limit' : a.recursionLimit};`);
+      if (desc.options.recursionLimit === null) restore.push('protobuf.util.recursionLimit = limit;');
+    }
+    encode = `    // The first pass: every message encoded once, so every Type is set up (what it gives is not compared here).
+    MESSAGES.forEach(([name, make]) => {
+      try {
+        const T = s.type(name);
+        (ref ? T.encode(make(s, 'm'), new refProtobuf.BufferWriter()) : T.encode(make(s, 'm'))).finish();
+      } catch {
+        // as in the fuzzer's first pass, an error here is compared there, not here
+      }
+    });
+    log.length = 0;
+    phase = 'changing the schema';
+    mutate(root, AFTER, protobuf);${changes.map((c) => `\n    ${c}`).join('')}
+    phase = 'building the message again';
+    const m = messageAfter(s, 'm');
+    phase = 'encoding';
+    const T = s.type(MESSAGES[${index}][0]);
+    const w = ref ? T.encode(m, new refProtobuf.BufferWriter()) : T.encode(m);
+    phase = \`\${w.constructor.name}.finish\`;
+    const result = w.finish();`;
+  } else if (form === 'into') {
     encode = `    const writer = () => (ref ? new refProtobuf.BufferWriter() : RustWriter.create());
     const type = (k) => s.type(MESSAGES[k][0]);
     const encode = (k, w) => (ref || w !== undefined ? type(k).encode(msgs[k], w === undefined ? writer() : w) : type(k).encode(msgs[k]));
@@ -115,7 +154,8 @@ function run(ref) {
   ${setup.join('\n  ')}
   let phase = 'building the messages';
   try {
-    const msgs = MESSAGES.map(([, make], k) => make(s, ${form === 'into' ? '`m${k}`' : "'m'"}));
+    const msgs = {};
+    for (const k of ${JSON.stringify(form === 'into' ? messagesOf(into.ops) : form === 'after' ? [] : [index])}) msgs[k] = MESSAGES[k][1](s, ${form === 'into' ? '`m${k}`' : "'m'"});
     phase = 'encoding';
 ${encode}
     return { out: \`\${Buffer.from(result.buffer, result.byteOffset, result.length).toString('hex') || '(empty)'} (\${result.length} bytes, a \${Object.getPrototypeOf(result).constructor.name})\`, log };
@@ -168,9 +208,11 @@ function helpersUsed(body) {
 class Renderer {
   /**
    * @param {object} root A Root of the schema (for field names)
+   * @param {Map<string, object>} added Fields the second pass adds (`type id` → field description)
    */
-  constructor(root) {
+  constructor(root, added) {
     this.root = root;
+    this.added = added;
   }
 
   /**
@@ -222,7 +264,7 @@ class Renderer {
       case 'msg': {
         const T = this.root.lookupType(d.type);
         const entries = d.fields.map(([id, vd, how]) => {
-          const field = T.fieldsById[id];
+          const field = T.fieldsById[id] || this.added.get(`${d.type} ${id}`);
           const name = field ? field.name : `?${id}`;
           const wide = field ? values.LONG_TYPES.has(field.type) : false;
           const make = vd.k === 'vol' && how === 'getter' ? `[${vd.seq.map((e) => thunk(e, wide)).join(', ')}]` : thunk(vd, wide);

@@ -180,7 +180,8 @@ async function fuzz(o) {
     options.log(`fuzz:schemas ${((Date.now() - started) / 1000).toFixed(0)} s: ${cases} of ${options.count * Object.keys(runs).length} cases, ${messages} messages; ${failing} failing`);
   };
   const extra = [];
-  if (options.fault) extra.push('--fault', options.fault, '--fault-seed', String(options.faultSeed));
+  if (options.fault) extra.push('--fault', options.fault);
+  if (options.faultSeed !== undefined) extra.push('--fault-seed', String(options.faultSeed));
 
   /**
    * Runs one batch; on a crash or a hang, finds the case and queues the rest.
@@ -290,7 +291,7 @@ async function investigate(g, options) {
   const where = { version: f.version, path: f.path };
   const opts = { stall: options.stall, refWriter: options.refWriter };
   // Self-tests: the fault applies to every case the children run, so that the shrinker has a failure to keep.
-  const fault = options.fault === 'byte' || options.fault === 'read' ? ['--fault', options.fault] : [];
+  const fault = ['byte', 'read', 'stale'].includes(options.fault) ? ['--fault', options.fault] : [];
   let desc = f.desc;
   let shrunkFailure = f;
   if (f.kind === 'crash' || f.kind === 'hang') {

@@ -48,9 +48,10 @@ function shrink(failure, run, options) {
   };
   const original = size(failure.desc);
 
-  // The failing item alone.
+  // The failing item alone, without the second pass where it failed before it.
   const cut = isolate(failure);
   if (cut !== null) attempt(cut);
+  if (best.after && failure.form !== 'after') attempt({ ...best, after: null });
   for (const options2 of [{ customBuffer: false }, { recursionLimit: null }]) {
     const key = Object.keys(options2)[0];
     if (best.options[key] !== options2[key]) attempt({ ...best, options: { ...best.options, ...options2 } });
@@ -66,6 +67,10 @@ function shrink(failure, run, options) {
         if (attempt({ ...best, intos })) progress = true;
         else o++;
       }
+    }
+    // the second pass: fewer changes, none of its option changes, plain values for added fields
+    if (best.after) {
+      for (const candidate of afterCandidates(best)) if (attempt(candidate)) progress = true;
     }
     // messages beyond the failing one (into runs may use several)
     for (let i = 0; i < best.messages.length; i++) {
@@ -128,6 +133,29 @@ function isolate(failure) {
     return { ...desc, messages: used.map((k) => desc.messages[k]), intos: [{ ops }] };
   }
   return null;
+}
+
+/**
+ * Simpler second passes: each change dropped, options as in the first pass, added values null.
+ * @param {object} desc Case with `after`
+ * @returns {object[]} Candidates
+ */
+function afterCandidates(desc) {
+  const a = desc.after;
+  const out = [];
+  const withAfter = (change) => ({ ...desc, after: { ...a, ...change } });
+  for (let k = 0; k < a.add.length; k++) out.push(withAfter({ add: a.add.filter((_, q) => q !== k) }));
+  for (let k = 0; k < a.remove.length; k++) out.push(withAfter({ remove: a.remove.filter((_, q) => q !== k) }));
+  const { recursionLimit } = desc.options;
+  if (a.recursionLimit !== recursionLimit) out.push(withAfter({ recursionLimit }));
+  if (a.customBuffer !== desc.options.customBuffer) out.push(withAfter({ customBuffer: desc.options.customBuffer }));
+  for (let k = 0; k < a.add.length; k++) {
+    for (const value of [{ k: 'lit', v: 'null' }, ...simplify(a.add[k].value)]) {
+      if (JSON.stringify(value) === JSON.stringify(a.add[k].value)) continue;
+      out.push(withAfter({ add: a.add.map((x, q) => (q === k ? { ...x, value } : x)) }));
+    }
+  }
+  return out;
 }
 
 /**
@@ -308,6 +336,19 @@ function used(desc) {
     else if (d.k === 'vol') d.seq.forEach(walk);
   };
   for (const m of desc.messages) walk(m.value);
+  if (desc.after) {
+    // the second pass's changes name their types and fields, and added fields their value types
+    for (const a of desc.after.add) {
+      types.add(a.type);
+      if (a.field.kind === 'message') types.add(a.field.type);
+      walk(a.value);
+    }
+    for (const r of desc.after.remove) {
+      types.add(r.type);
+      if (!fields.has(r.type)) fields.set(r.type, new Set());
+      fields.get(r.type).add(r.id);
+    }
+  }
   return { fields, types };
 }
 
