@@ -12,6 +12,8 @@ const FORCE = 'PROTOBUFJS_RUSTWRITER';
 const VERIFY = 'PROTOBUFJS_RUSTWRITER_VERIFY';
 /** `1`: print `status()` to stderr at exit (lib/integration/status.js). */
 const STATUS = 'PROTOBUFJS_RUSTWRITER_STATUS';
+/** `0`: Types keep protobufjs's generated encoders (lib/integration/encoders.js). */
+const COMPILED = 'PROTOBUFJS_RUSTWRITER_COMPILED';
 
 /**
  * @param {string} name Variable
@@ -25,4 +27,4 @@ function envVar(name) {
   }
 }
 
-module.exports = { FORCE, VERIFY, STATUS, envVar };
+module.exports = { FORCE, VERIFY, STATUS, COMPILED, envVar };

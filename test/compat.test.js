@@ -246,20 +246,21 @@ console.log(Object.keys(require.cache).filter((f) => /[\\\\/]long[\\\\/]/.test(f
 
   it('lists in status() each copy install() was given, with its version, path and state', () => {
     const p8 = require('protobufjs');
-    const p7 = require('protobufjs7/minimal');
+    const p7 = require('protobufjs7');
     install(p8);
-    install(p7, { verify: 0.5 });
+    install(p7, { verify: 0.5, compiled: false });
     try {
       const copies = status().copies;
       const of = (dir) => copies.find((c) => c.path === dir);
       assert.deepStrictEqual(of(path.join(ROOT, 'node_modules', 'protobufjs')), {
-        version: '8.8.1', path: path.join(ROOT, 'node_modules', 'protobufjs'), installed: true, verify: 0,
+        version: '8.8.1', path: path.join(ROOT, 'node_modules', 'protobufjs'), installed: true, compiled: true, verify: 0,
       });
       assert.deepStrictEqual(of(path.join(ROOT, 'node_modules', 'protobufjs7')), {
-        version: '7.6.6', path: path.join(ROOT, 'node_modules', 'protobufjs7'), installed: true, verify: 0.5,
+        version: '7.6.6', path: path.join(ROOT, 'node_modules', 'protobufjs7'), installed: true, compiled: false, verify: 0.5,
       });
       uninstall(p7);
-      assert.strictEqual(status().copies.find((c) => c.version === '7.6.6').installed, false);
+      assert.deepStrictEqual(status().copies.find((c) => c.version === '7.6.6'),
+        { version: '7.6.6', path: path.join(ROOT, 'node_modules', 'protobufjs7'), installed: false, compiled: false, verify: 0 });
     } finally {
       uninstall(p8);
       uninstall(p7);

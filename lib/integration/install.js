@@ -1,14 +1,17 @@
 'use strict';
 
 /**
- * `install(protobuf)`: makes a protobufjs instance's `Writer.create` return RustWriters, and
- * remembers every protobufjs copy it has seen for `status()`.
+ * `install(protobuf)`: makes a protobufjs instance's `Writer.create` return RustWriters and its
+ * Types encode with compiled encoders (lib/integration/encoders.js), and remembers every protobufjs
+ * copy it has seen for `status()`.
  */
 
 const fs = require('fs');
 const path = require('path');
 const { RustWriter } = require('../writer/writer');
 const { fractionOf, defaultFraction, sampledCreate } = require('./verify');
+const { installEncoders, uninstallEncoders, encodersInstalled } = require('./encoders');
+const { COMPILED, envVar } = require('../env');
 
 const INSTALLED = Symbol.for('protobufjs-rustwriter.installed');
 
@@ -79,6 +82,8 @@ function createFor(protobuf, verify, version) {
 
 /** Every protobufjs copy seen, by its `Writer`: `{ version, path }` (null where unknown). */
 const COPIES = new Map();
+/** The module object of each, by its `Writer`. */
+const MODULES = new Map();
 
 /**
  * The nearest `package.json` named `protobufjs` at or above `filename`'s directory.
@@ -119,18 +124,22 @@ function noteCopy(protobuf, filename) {
   }
   copy = filename === undefined ? { version: null, path: null } : packageOf(filename);
   COPIES.set(Writer, copy);
+  MODULES.set(Writer, protobuf);
   return copy;
 }
 
 /**
  * Makes every `Type.encode` / `encodeDelimited` of this protobufjs instance (reflection and
- * static generated code, protobufjs 7.x and 8.x) write through {@link RustWriter}. Idempotent
- * (a second call only applies its options); survives `protobuf.configure()`, which also re-reads
- * `util.Buffer`: results are instances of the instance's `util.Buffer`, as protobufjs's own are.
+ * static generated code, protobufjs 7.x and 8.x) write through {@link RustWriter}, and its Types
+ * (reflection) encode with encoders compiled for RustWriter, unless `compiled` is false.
+ * Idempotent (a second call only applies its options, and compiles encoders if the first found no
+ * `Type` yet); survives `protobuf.configure()`, which also re-reads `util.Buffer`: results are
+ * instances of the instance's `util.Buffer`, as protobufjs's own are.
  * @param {object} protobuf The protobufjs module (`protobufjs`, `/light` or `/minimal`)
- * @param {{verify?: number}} [options] `verify`: the fraction (0 to 1) of writers whose every call
- * also goes to protobufjs's own writer, compared at `finish()` (lib/verify.js); default
- * `PROTOBUFJS_RUSTWRITER_VERIFY`, else 0
+ * @param {{verify?: number, compiled?: boolean}} [options] `verify`: the fraction (0 to 1) of writers
+ * whose every call also goes to protobufjs's own writer, compared at `finish()`
+ * (lib/integration/verify.js); default `PROTOBUFJS_RUSTWRITER_VERIFY`, else 0. `compiled`: whether
+ * Types get compiled encoders; default true, unless `PROTOBUFJS_RUSTWRITER_COMPILED=0`
  * @returns {object} `protobuf`
  */
 function install(protobuf, options) {
@@ -138,9 +147,11 @@ function install(protobuf, options) {
   if (typeof Writer !== 'function' || typeof Writer.create !== 'function') {
     throw new TypeError('protobufjs-rustwriter: install() expects the protobufjs module (with a Writer)');
   }
-  const verify = options !== undefined && options !== null && options.verify !== undefined
-    ? fractionOf(options.verify, 'install() option verify')
-    : null;
+  const given = options !== undefined && options !== null ? options : {};
+  const verify = given.verify !== undefined ? fractionOf(given.verify, 'install() option verify') : null;
+  if (given.compiled !== undefined && typeof given.compiled !== 'boolean') {
+    throw new TypeError(`protobufjs-rustwriter: install() option compiled must be a boolean, not ${JSON.stringify(given.compiled)}`);
+  }
   const copy = noteCopy(protobuf);
   if (Object.prototype.hasOwnProperty.call(Writer, INSTALLED)) {
     const state = Writer[INSTALLED];
@@ -149,12 +160,15 @@ function install(protobuf, options) {
       state.ours = createFor(protobuf, verify, copy.version);
       Writer.create = state.ours;
     }
+    if (given.compiled !== undefined) state.compiled = given.compiled;
+    applyEncoders(protobuf, state, copy);
     return protobuf;
   }
   const state = {
     create: Writer.create,
     configure: Writer._configure,
     verify: verify === null ? defaultFraction() : verify,
+    compiled: given.compiled !== undefined ? given.compiled : envVar(COMPILED) !== '0',
     ours: null,
   };
   state.ours = createFor(protobuf, state.verify, copy.version);
@@ -170,7 +184,20 @@ function install(protobuf, options) {
       return result;
     };
   }
+  applyEncoders(protobuf, state, copy);
   return protobuf;
+}
+
+/**
+ * Compiled encoders on or off in `protobuf`, as its install state says.
+ * @param {object} protobuf The protobufjs module
+ * @param {{compiled: boolean}} state Its install state
+ * @param {{version: string|null}} copy What is known of the copy
+ * @returns {undefined}
+ */
+function applyEncoders(protobuf, state, copy) {
+  if (state.compiled) installEncoders(protobuf, copy.version);
+  else uninstallEncoders(protobuf);
 }
 
 /**
@@ -183,6 +210,7 @@ function uninstall(protobuf) {
   const state = Writer && Object.prototype.hasOwnProperty.call(Writer, INSTALLED) ? Writer[INSTALLED] : null;
   if (state === null) return protobuf;
   if (typeof state.configure === 'function') Writer._configure = state.configure;
+  uninstallEncoders(protobuf);
   // create() may have been reset by configure() while installed: protobufjs's first create()
   // sets itself up again.
   Writer.create = state.create;
@@ -191,19 +219,22 @@ function uninstall(protobuf) {
 }
 
 /**
- * Whether `Writer.create` currently returns RustWriters, and the fraction of them checked.
+ * Whether `Writer.create` currently returns RustWriters, whether its Types get compiled encoders,
+ * and the fraction of writers checked.
  * @param {Function} Writer A protobufjs copy's `Writer`
- * @returns {{installed: boolean, verify: number}} State
+ * @returns {{installed: boolean, compiled: boolean, verify: number}} State
  */
 function stateOf(Writer) {
   const state = Object.prototype.hasOwnProperty.call(Writer, INSTALLED) ? Writer[INSTALLED] : null;
   const installed = state !== null && Writer.create === state.ours;
-  return { installed, verify: installed ? state.verify : 0 };
+  const compiled = installed && encodersInstalled(MODULES.get(Writer));
+  return { installed, compiled, verify: installed ? state.verify : 0 };
 }
 
 /**
  * Each protobufjs copy seen (by `install()` or by the preload), in the order seen.
- * @returns {Array<{version: string|null, path: string|null, installed: boolean, verify: number}>} Copies
+ * @returns {Array<{version: string|null, path: string|null, installed: boolean, compiled: boolean,
+ *   verify: number}>} Copies
  */
 function copies() {
   const list = [];

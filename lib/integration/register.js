@@ -23,8 +23,9 @@ const { status, flags } = require('./status');
 
 const HOOKED = Symbol.for('protobufjs-rustwriter.register');
 
-/** Files that produce a protobufjs module object. */
-const ENTRY = /[\\/](?:src[\\/]index-minimal|dist[\\/](?:light[\\/]|minimal[\\/])?protobuf(?:\.min)?)\.js$/;
+/** Files that produce a protobufjs module object (src/index-light.js completes the one
+ * src/index-minimal.js made with reflection, `Type` among it, so it is seen twice). */
+const ENTRY = /[\\/](?:src[\\/]index-(?:minimal|light)|dist[\\/](?:light[\\/]|minimal[\\/])?protobuf(?:\.min)?)\.js$/;
 /** Versions the preload installs into: those RustWriter reproduces the bytes of. */
 const SUPPORTED = /^[78]\./;
 

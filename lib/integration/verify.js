@@ -257,6 +257,56 @@ function checkedClass(Base, reference, version) {
   };
   Object.defineProperties(CheckedWriter.prototype, { pos, len: pos });
 
+  /**
+   * A view of a checked writer's protobufjs writer alone, with the checked writer's conversions:
+   * what protobufjs's generated encoder writes into while a compiled encoder writes RustWriter's.
+   * @param {CheckedWriter} checked The checked writer
+   * @constructor
+   */
+  function ShadowOnly(checked) {
+    this._checked = checked;
+  }
+  for (const name of methods.WRITE_METHODS) {
+    ShadowOnly.prototype[name] = function (value) {
+      const shadow = this._checked._shadow;
+      if (shadow !== null) {
+        try {
+          shadow[name](referenceValue(name, value));
+        } catch {
+          this._checked._lose();
+        }
+      }
+      return this;
+    };
+  }
+
+  /**
+   * Encodes `m` with a compiled encoder into RustWriter's writer and with protobufjs's generated
+   * encoder into protobufjs's, so that the check covers the compiled encoder (lib/encoders/compile.js
+   * calls it for a checked writer). User code the message runs runs twice, once per encoder.
+   * @param {function(object, RustWriter, number): RustWriter} compiled The compiled encoder
+   * @param {function(object, object, number): object} generated protobufjs's generated encoder
+   * @param {object} m Message
+   * @param {number} q Depth
+   * @returns {CheckedWriter} `this`
+   */
+  CheckedWriter.prototype._encodeChecked = function _encodeChecked(compiled, generated, m, q) {
+    try {
+      compiled(m, this._ours, q);
+    } catch (err) {
+      if (this._shadow !== null) this._lose();
+      throw err;
+    }
+    if (this._shadow !== null) {
+      try {
+        generated(m, new ShadowOnly(this), q);
+      } catch {
+        this._lose();
+      }
+    }
+    return this;
+  };
+
   for (const name of methods.WRITE_METHODS) {
     const method = function (value) {
       try {

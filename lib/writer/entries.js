@@ -239,6 +239,52 @@ function delimit(w, at) {
 }
 
 /**
+ * Closes a section whose one-byte placeholder at `at` was written when the writer had `from`
+ * entry words and `_addedBytes` was `addedThen`, and which now holds `bytes` written bytes and the
+ * entries from `from` on (a nested message a compiled encoder wrote, with a long fork, a kept array
+ * or a run inside): a FIXUP for it goes before them, so that entries stay in the order of `AT`.
+ * @param {RustWriter} w Writer
+ * @param {number} at Offset of the placeholder from the region's start
+ * @param {number} bytes Bytes written after it
+ * @param {number} from Entry words before the section
+ * @param {number} addedThen `_addedBytes` before the section
+ * @returns {undefined}
+ */
+function fixupBefore(w, at, bytes, from, addedThen) {
+  const end = w._entryEnd;
+  let entries = w._entries;
+  if (end + ENTRY_WORDS > entries.length) entries = growEntries(w, end + ENTRY_WORDS);
+  entries.copyWithin(from + ENTRY_WORDS, from, end);
+  for (let e = from + ENTRY_WORDS; e <= end; e += ENTRY_WORDS) {
+    const kind = entries[e + KIND];
+    if (kind === FIXUP || kind === PREFIX) entries[e + SPAN_END] += ENTRY_WORDS;
+  }
+  entries[from + AT] = at;
+  entries[from + KIND] = FIXUP;
+  entries[from + SPAN_BYTES] = bytes;
+  entries[from + SPAN_END] = end + ENTRY_WORDS;
+  w._entryEnd = end + ENTRY_WORDS;
+  if (w._lastRun >= from) w._lastRun += ENTRY_WORDS;
+  // The section's length is known unless a run inside has yet to be encoded.
+  else w._addedBytes += varint32Len(bytes + w._addedBytes - addedThen) - 1;
+}
+
+/**
+ * Drops the entries recorded since the writer had `from` entry words and `_addedBytes` was
+ * `addedThen` (a compiled encoder's encode that threw, rolled back).
+ * @param {RustWriter} w Writer
+ * @param {number} from Entry words to keep
+ * @param {number} addedThen `_addedBytes` then
+ * @returns {undefined}
+ */
+function truncate(w, from, addedThen) {
+  if (w._entryEnd === from) return;
+  w._entryEnd = from;
+  w._addedBytes = addedThen;
+  if (w._lastRun >= from) countRuns(w);
+}
+
+/**
  * `ldelim()` with no fork open, when entries exist: a PREFIX entry before them all (rather than
  * moving them) for the `bytes` written so far.
  * @param {RustWriter} w Writer
@@ -333,5 +379,5 @@ function drop(w) {
 module.exports = {
   ENTRY_WORDS, AT, KIND, OPEN, FIXUP, PREFIX, RUN, REF, SPAN_BYTES, SPAN_END, KEPT, RUN_OF, REF_BYTES,
   KEPT_ARRAY, KEPT_COUNT, KEPT_LENGTH, NO_ENTRIES,
-  claim, pushFork, popFork, dropFork, delimit, prefixEntries, run, ref, clear, drop,
+  claim, pushFork, popFork, dropFork, fixup, delimit, fixupBefore, truncate, prefixEntries, run, ref, clear, drop,
 };

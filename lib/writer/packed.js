@@ -177,12 +177,13 @@ function varints32(w, value, count, kind, loop, perElement) {
  * else by JS.
  * @param {RustWriter} w Writer
  * @param {ArrayLike<*>} value Elements
+ * @param {*} n Its `length`, read once
  * @param {number} kind `PROTOCOL.RUN_UINT64` or `PROTOCOL.RUN_SINT64`
  * @param {function(Uint8Array, number, ArrayLike<*>, number, number): number} loop Element writer
  * @returns {RustWriter} `w`
  */
-function varints64(w, value, kind, loop) {
-  const count = countOf(value.length, VARINTS);
+function varints64(w, value, n, kind, loop) {
+  const count = countOf(n, VARINTS);
   const name = typedName(value);
   if ((name === 'BigInt64Array' || name === 'BigUint64Array') && lengthOf(value) >= count && nativeRun(w, count, true)) {
     return recordRun(w, value, count, kind);
@@ -350,7 +351,7 @@ function shortFixed(w, len) {
 function write_uint32s(value) {
   const n = value.length;
   if (n === n >>> 0 && n < shortVarints()) return writeVarints(this, value, n, loopUint32, 5);
-  return varints32(this, value, countOf(n, VARINTS), PROTOCOL.RUN_UINT32, loopUint32, 5);
+  return longUint32s(this, value, n);
 }
 
 /**
@@ -362,7 +363,7 @@ function write_uint32s(value) {
 function write_int32s(value) {
   const n = value.length;
   if (n === n >>> 0 && n < shortVarints()) return writeVarints(this, value, n, loopInt32, 10);
-  return varints32(this, value, countOf(n, VARINTS), PROTOCOL.RUN_INT32, loopInt32, 10);
+  return longInt32s(this, value, n);
 }
 
 /**
@@ -374,7 +375,7 @@ function write_int32s(value) {
 function write_sint32s(value) {
   const n = value.length;
   if (n === n >>> 0 && n < shortVarints()) return writeVarints(this, value, n, loopSint32, 5);
-  return varints32(this, value, countOf(n, VARINTS), PROTOCOL.RUN_SINT32, loopSint32, 5);
+  return longSint32s(this, value, n);
 }
 
 /**
@@ -384,7 +385,7 @@ function write_sint32s(value) {
  * @returns {RustWriter} `this`
  */
 function write_uint64s(value) {
-  return varints64(this, value, PROTOCOL.RUN_UINT64, loopUint64);
+  return longUint64s(this, value, value.length);
 }
 
 /**
@@ -394,7 +395,7 @@ function write_uint64s(value) {
  * @returns {RustWriter} `this`
  */
 function write_sint64s(value) {
-  return varints64(this, value, PROTOCOL.RUN_SINT64, loopSint64);
+  return longSint64s(this, value, value.length);
 }
 
 /**
@@ -417,8 +418,7 @@ function write_fixed32s(value) {
     this._pos = p + 4 * n;
     return this;
   }
-  const count = countOf(n, FIXED);
-  return fixedSize(this, value, count, 4, ownWire(value, count, 'Int32Array', 'Uint32Array'), loopFixed32);
+  return longFixed32s(this, value, n);
 }
 
 /**
@@ -441,10 +441,7 @@ function write_floats(value) {
     this._pos = p + 4 * n;
     return this;
   }
-  const count = countOf(n, FIXED);
-  const own = ownWire(value, count, 'Float32Array');
-  if (own !== null) return fixedSize(this, value, count, 4, own, loopFloat);
-  return bulkFloats(this, value, count, true) || fixedSize(this, value, count, 4, null, loopFloat);
+  return longFloats(this, value, n);
 }
 
 /**
@@ -467,10 +464,7 @@ function write_doubles(value) {
     this._pos = p + 8 * n;
     return this;
   }
-  const count = countOf(n, FIXED);
-  const own = ownWire(value, count, 'Float64Array');
-  if (own !== null) return fixedSize(this, value, count, 8, own, loopDouble);
-  return bulkFloats(this, value, count, false) || fixedSize(this, value, count, 8, null, loopDouble);
+  return longDoubles(this, value, n);
 }
 
 /**
@@ -480,8 +474,7 @@ function write_doubles(value) {
  * @returns {RustWriter} `this`
  */
 function write_fixed64s(value) {
-  const count = countOf(value.length, FIXED);
-  return fixedSize(this, value, count, 8, ownWire(value, count, 'BigInt64Array', 'BigUint64Array'), loopFixed64);
+  return longFixed64s(this, value, value.length);
 }
 
 /**
@@ -504,7 +497,69 @@ function write_bools(value) {
     this._pos = p + n;
     return this;
   }
-  return fixedSize(this, value, countOf(n, BOOLS), 1, null, loopBool);
+  return longBools(this, value, n);
+}
+
+// What each method does past its short path, given the `length` it read: also a compiled encoder's
+// way to write a packed field it does not write inline (lib/encoders/runtime.js `viaPacked`). Each
+// writes any count correctly; only the method's short path is faster.
+
+/** @type {function(RustWriter, ArrayLike<number>, *): RustWriter} */
+function longUint32s(w, value, n) {
+  return varints32(w, value, countOf(n, VARINTS), PROTOCOL.RUN_UINT32, loopUint32, 5);
+}
+
+/** @type {function(RustWriter, ArrayLike<number>, *): RustWriter} */
+function longInt32s(w, value, n) {
+  return varints32(w, value, countOf(n, VARINTS), PROTOCOL.RUN_INT32, loopInt32, 10);
+}
+
+/** @type {function(RustWriter, ArrayLike<number>, *): RustWriter} */
+function longSint32s(w, value, n) {
+  return varints32(w, value, countOf(n, VARINTS), PROTOCOL.RUN_SINT32, loopSint32, 5);
+}
+
+/** @type {function(RustWriter, ArrayLike<*>, *): RustWriter} */
+function longUint64s(w, value, n) {
+  return varints64(w, value, n, PROTOCOL.RUN_UINT64, loopUint64);
+}
+
+/** @type {function(RustWriter, ArrayLike<*>, *): RustWriter} */
+function longSint64s(w, value, n) {
+  return varints64(w, value, n, PROTOCOL.RUN_SINT64, loopSint64);
+}
+
+/** @type {function(RustWriter, ArrayLike<number>, *): RustWriter} */
+function longFixed32s(w, value, n) {
+  const count = countOf(n, FIXED);
+  return fixedSize(w, value, count, 4, ownWire(value, count, 'Int32Array', 'Uint32Array'), loopFixed32);
+}
+
+/** @type {function(RustWriter, ArrayLike<number>, *): RustWriter} */
+function longFloats(w, value, n) {
+  const count = countOf(n, FIXED);
+  const own = ownWire(value, count, 'Float32Array');
+  if (own !== null) return fixedSize(w, value, count, 4, own, loopFloat);
+  return bulkFloats(w, value, count, true) || fixedSize(w, value, count, 4, null, loopFloat);
+}
+
+/** @type {function(RustWriter, ArrayLike<number>, *): RustWriter} */
+function longDoubles(w, value, n) {
+  const count = countOf(n, FIXED);
+  const own = ownWire(value, count, 'Float64Array');
+  if (own !== null) return fixedSize(w, value, count, 8, own, loopDouble);
+  return bulkFloats(w, value, count, false) || fixedSize(w, value, count, 8, null, loopDouble);
+}
+
+/** @type {function(RustWriter, ArrayLike<*>, *): RustWriter} */
+function longFixed64s(w, value, n) {
+  const count = countOf(n, FIXED);
+  return fixedSize(w, value, count, 8, ownWire(value, count, 'BigInt64Array', 'BigUint64Array'), loopFixed64);
+}
+
+/** @type {function(RustWriter, ArrayLike<boolean>, *): RustWriter} */
+function longBools(w, value, n) {
+  return fixedSize(w, value, countOf(n, BOOLS), 1, null, loopBool);
 }
 
 /**
@@ -518,4 +573,12 @@ const packedMethods = {
   floats: write_floats, doubles: write_doubles, bools: write_bools,
 };
 
-module.exports = { packedMethods };
+/** The paths past the short ones, by method name (the same functions for the same methods). */
+const longPacked = {
+  uint32s: longUint32s, int32s: longInt32s, sint32s: longSint32s,
+  uint64s: longUint64s, int64s: longUint64s, sint64s: longSint64s,
+  fixed32s: longFixed32s, sfixed32s: longFixed32s, fixed64s: longFixed64s, sfixed64s: longFixed64s,
+  floats: longFloats, doubles: longDoubles, bools: longBools,
+};
+
+module.exports = { packedMethods, longPacked, shortVarints, SHORT, BULK_FLOATS_MIN };

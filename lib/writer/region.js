@@ -307,6 +307,30 @@ function growHeld(w, p, n) {
 }
 
 /**
+ * Lends a held writer to its own methods for one call (a compiled encoder writing a field through
+ * the Writer API): the hold ends and the write position is `p`, where the holder had written up to.
+ * `takeBack` holds it again, also when the call throws.
+ * @param {RustWriter} w Writer, held
+ * @param {number} p Where its bytes end
+ * @returns {undefined}
+ */
+function lend(w, p) {
+  w._end = -1 - w._end;
+  w._pos = p;
+}
+
+/**
+ * Holds a lent writer again, where its method left it.
+ * @param {RustWriter} w Writer, lent
+ * @returns {number} Its write position, where the holder writes on
+ */
+function takeBack(w) {
+  const p = w._pos;
+  w._end = -1 - w._end;
+  return p;
+}
+
+/**
  * Throws if `w` is held (a call from inside a conversion of one of its own calls).
  * @param {RustWriter} w Writer
  * @returns {undefined}
@@ -430,6 +454,6 @@ function setSlabBytes(bytes) {
 
 module.exports = {
   IN_PLACE, SPLICE_THEN_COPY, INTO_RESULT,
-  claim, grow, room, hold, release, released, growHeld, checkFree,
+  claim, grow, room, hold, release, released, growHeld, lend, takeBack, checkFree,
   resultPlan, spliceRoom, allocResult, inPlaceResult, seal, tooLarge, slabSize, setSlabBytes,
 };

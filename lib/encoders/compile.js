@@ -1,0 +1,397 @@
+'use strict';
+
+/**
+ * Encoders compiled for RustWriter, one per protobufjs Type, in place of the one protobufjs generates.
+ *
+ * protobufjs's generated encoder (its src/encoder.js) calls the Writer API for every field:
+ * `w.uint32(tag).int32(m.x)`, `types[i].encode(m.sub, w.uint32(tag).fork(), q + 1).ldelim()`, each
+ * call loading and storing the writer's position. A compiled encoder does what that code does, field
+ * for field (the same presence checks, property reads in the same order, field order, conversions,
+ * `$unknowns`, recursion limit), but writes the bytes itself, into the writer's region at a position
+ * of its own (lib/encoders/runtime.js): varints and fixed-size values inline, strings through one
+ * helper, nested messages as sections with a one-byte length placeholder. What it does not write
+ * itself (`bytes`, packed fields in protobufjs 8, `$unknowns`) goes through the writer's own methods.
+ *
+ * It mirrors the encoder.js of the protobufjs copy it is installed into: protobufjs 8's (proto3
+ * implicit presence skips default values, packed fields through `w.<type>s`, map keys through
+ * `util.boolFromKey`/`util.longFromKey`, `$unknowns`) or protobufjs 7's (every optional field set is
+ * written, packed fields element by element in a fork, map keys as they are). Given any writer that
+ * is not a RustWriter (protobufjs's own, or one the shadow check samples), it calls protobufjs's
+ * own generated encoder, so that writer sees exactly protobufjs's calls.
+ */
+
+const rt = require('./runtime');
+const { RustWriter } = require('../writer/writer');
+
+/** The most bytes a scalar's value takes. */
+const MAX_BYTES = {
+  double: 8, float: 4, int32: 10, uint32: 5, sint32: 5, fixed32: 4, sfixed32: 4,
+  int64: 10, uint64: 10, sint64: 10, fixed64: 8, sfixed64: 8, bool: 1,
+};
+/** Scalars written as 64-bit values. */
+const LONG = new Set(['int64', 'uint64', 'sint64', 'fixed64', 'sfixed64']);
+
+/** Numbers each generated function's source: no two Types share a source, since V8 shares type
+ * feedback between functions of identical source (docs/benchmark.md, "Timing"), which would make the
+ * encoders of two Roots of one schema slow each other down. */
+let serial = 0;
+
+/**
+ * @param {number} tag A field's tag (`id << 3 | wire type`)
+ * @returns {number[]} Its bytes as a varint
+ */
+function tagBytes(tag) {
+  const bytes = [];
+  let v = tag >>> 0;
+  while (v > 127) {
+    bytes.push((v & 127) | 128);
+    v >>>= 7;
+  }
+  bytes.push(v);
+  return bytes;
+}
+
+/**
+ * The statements that write a tag at `p`, which has room for it.
+ * @param {number} tag Tag
+ * @returns {string} Code
+ */
+function writeTag(tag) {
+  const bytes = tagBytes(tag);
+  return bytes.map((b, i) => `buf[p${i ? ` + ${i}` : ''}] = ${b};`).join(' ') + ` p += ${bytes.length};`;
+}
+
+/**
+ * The statement that makes room for `n` bytes at `p`.
+ * @param {number|string} n Bytes (a number, or an expression)
+ * @returns {string} Code
+ */
+function room(n) {
+  return `if (p + ${n} > end) { p = more(w, p, ${n}); buf = w._buf; end = -1 - w._end; }`;
+}
+
+/** The statement that reloads the region after a helper that may have moved it. */
+const RELOAD = 'buf = w._buf; end = -1 - w._end;';
+
+/**
+ * The statements that write scalar `v` of `type` at `p`, which has room for it: the conversions of
+ * RustWriter's methods (lib/writer/writer.js), which are protobuf.js's.
+ * @param {string} type Scalar type (an enum is `int32`)
+ * @param {string} v Expression of the value, evaluated once (a local)
+ * @returns {string} Code
+ */
+function writeScalar(type, v) {
+  switch (type) {
+    case 'uint32': return `p = putVarint32(buf, p, ${v} >>> 0);`;
+    case 'int32': return `{ const x = ${v} | 0; p = x < 0 ? putNegativeInt32(buf, p, x) : putVarint32(buf, p, x); }`;
+    case 'sint32': return `p = putVarint32(buf, p, ((${v} << 1) ^ (${v} >> 31)) >>> 0);`;
+    case 'bool': return `buf[p++] = ${v} ? 1 : 0;`;
+    case 'fixed32': case 'sfixed32': return `p = putFixed32(buf, p, ${v} >>> 0);`;
+    case 'float': return `p = putFloat(buf, p, +${v});`;
+    case 'double': return `p = putDouble(buf, p, ${v});`;
+    case 'uint64': case 'int64': return `longBits(${v}); p = putVarint64(buf, p, BITS[0] >>> 0, BITS[1] >>> 0);`;
+    case 'sint64': return `longBits(${v}); p = putZigzag64(buf, p, BITS[0], BITS[1]);`;
+    case 'fixed64': case 'sfixed64': return `longBits(${v}); p = putFixed32(buf, p, BITS[0]); p = putFixed32(buf, p, BITS[1]);`;
+    default: throw new Error(`protobufjs-rustwriter: no scalar writer for ${type}`);
+  }
+}
+
+/**
+ * The compiler for one protobufjs copy: one unit (a `write(m, w, p, q)` function) per Type, made on
+ * first use and shared by the Types whose fields hold it.
+ * @param {object} protobuf The protobufjs module
+ * @param {number} rules Its major version: 7 or 8, whose encoder.js the encoders mirror
+ * @returns {{encoderFor: function(object, Function): Function}} The compiler
+ */
+function compiler(protobuf, rules) {
+  const { util, types: wire, Enum } = protobuf;
+  /** Units by Type. */
+  const units = new WeakMap();
+
+  /**
+   * The unit of `type`: compiled now unless it is being compiled (a recursive type).
+   * @param {object} type Type
+   * @returns {{write: Function|null}} Unit
+   */
+  function unitOf(type) {
+    let unit = units.get(type);
+    if (unit === undefined) {
+      unit = { write: null };
+      units.set(type, unit);
+      compileUnit(type, unit);
+    }
+    return unit;
+  }
+
+  /**
+   * Compiles `type`'s fields into `unit.write`.
+   * @param {object} type Type
+   * @param {{write: Function|null}} unit Its unit
+   * @returns {undefined}
+   */
+  function compileUnit(type, unit) {
+    const fieldsArray = type.fieldsArray; // initializes
+    const children = [];
+    const body = [];
+    const fields = fieldsArray.slice().sort(util.compareFieldsById);
+    for (const field of fields) body.push(...fieldCode(field.resolve(), children));
+    if (rules >= 8) {
+      body.push('if (m.$unknowns != null && Object.hasOwnProperty.call(m, "$unknowns")) {',
+        `  for (let i = 0; i < m.$unknowns.length; ++i) { p = viaWriter(w, p, 'raw', m.$unknowns[i]); ${RELOAD} }`,
+        '}');
+    }
+    const id = ++serial;
+    const name = `write_${type.name.replace(/\W/g, '_')}_${id}`;
+    const source = `'use strict';
+const { more, viaWriter, viaPacked, putString, closeSection, shortVarints, SHORT, BULK_FLOATS_MIN, loops, BITS, longBits } = rt;
+const { putVarint32, putVarint64, putZigzag64, putNegativeInt32, putFixed32, putFloat, putDouble } = rt;
+return function ${name}(m, w, p, q) {
+  // ${type.fullName}: protobufjs ${rules} rules (protobufjs-rustwriter encoder ${id})
+  if (type._fieldsArray !== fieldsArray) return recompiled(m, w, p, q);
+  if (q > util.recursionLimit) throw Error("max depth exceeded");
+  let buf = w._buf;
+  let end = -1 - w._end;
+${body.map((line) => `  ${line}`).join('\n')}
+  return p;
+};`;
+    /**
+     * Compiles `type` again (its fields changed since), then writes with the new code.
+     * @returns {number} Position
+     */
+    const recompiled = (m, w, p, q) => {
+      compileUnit(type, unit);
+      return unit.write(m, w, p, q);
+    };
+    unit.write = new Function('rt', 'util', 'units', 'type', 'fieldsArray', 'recompiled', source)(
+      rt, util, children, type, fieldsArray, recompiled);
+  }
+
+  /**
+   * The statements that write one field, as protobufjs's encoder.js writes it.
+   * @param {object} field Field, resolved
+   * @param {object[]} children The units of the Type's message fields, which the code refers to
+   * by index (appended to)
+   * @returns {string[]} Lines
+   */
+  function fieldCode(field, children) {
+    const isEnum = field.resolvedType instanceof Enum;
+    const type = isEnum ? 'int32' : field.type;
+    const wireType = wire.basic[type];
+    const ref = `m${util.safeProp(field.name)}`;
+    const name = JSON.stringify(field.name);
+    const child = wireType === undefined ? `units[${children.push(unitOf(field.resolvedType)) - 1}]` : null;
+    const tag = (field.id << 3 | (wireType === undefined ? (field.delimited ? 3 : 2) : wireType)) >>> 0;
+    if (field.map) {
+      const keyTag = 8 | wire.mapKey[field.keyType];
+      let key = 'ks[i]';
+      if (rules >= 8 && field.keyType === 'bool') key = 'util.boolFromKey(ks[i])';
+      else if (rules >= 8 && LONG.has(field.keyType)) {
+        key = `util.longFromKey(ks[i], ${field.keyType === 'uint64' || field.keyType === 'fixed64'})`;
+      }
+      const value = wireType === undefined
+        ? messageCode(child, `${ref}[ks[i]]`, (field.id << 3 | 2) >>> 0, 18, false)
+        : valueCode(type, `${ref}[ks[i]]`, 16 | wireType);
+      return [
+        `if (${ref} != null && Object.hasOwnProperty.call(m, ${name})) {`,
+        `  for (let ks = Object.keys(${ref}), i = 0; i < ks.length; ++i) {`,
+        ...sectionCode((field.id << 3 | 2) >>> 0, [...valueCode(field.keyType, key, keyTag), ...value]).map((l) => `    ${l}`),
+        '  }',
+        '}',
+      ];
+    }
+    if (field.repeated) {
+      let body;
+      if (wireType === undefined) {
+        body = messageCode(child, `${ref}[i]`, tag, null, field.delimited);
+        body = [`for (let i = 0; i < ${ref}.length; ++i) {`, ...body.map((l) => `  ${l}`), '}'];
+      } else if (field.packed && wire.packed[type] !== undefined) {
+        const tag = (field.id << 3 | 2) >>> 0;
+        body = rules >= 8
+          ? packedCode(type, ref, tag)
+          : sectionCode(tag, [
+            `for (let i = 0; i < ${ref}.length; ++i) {`,
+            `  ${room(MAX_BYTES[type])} const v = ${ref}[i]; ${writeScalar(type, 'v')}`,
+            '}',
+          ]);
+      } else {
+        body = [
+          `for (let i = 0; i < ${ref}.length; ++i) {`,
+          ...valueCode(type, `${ref}[i]`, tag).map((l) => `  ${l}`),
+          '}',
+        ];
+      }
+      return [`if (${ref} != null && ${ref}.length) {`, ...body.map((l) => `  ${l}`), '}'];
+    }
+    const body = wireType === undefined
+      ? messageCode(child, ref, tag, null, field.delimited)
+      : valueCode(type, ref, tag);
+    const condition = presence(field, isEnum, type, ref, name);
+    return condition === null ? body : [`if (${condition}) {`, ...body.map((l) => `  ${l}`), '}'];
+  }
+
+  /**
+   * The presence check protobufjs's encoder.js makes before writing a singular field, or null
+   * where it writes the field unconditionally (a required one).
+   * @param {object} field Field
+   * @param {boolean} isEnum Whether its type is an enum
+   * @param {string} type Its scalar type (`int32` for an enum), or message type name
+   * @param {string} ref Its property expression
+   * @param {string} name Its name as a JS string literal
+   * @returns {string|null} Condition
+   */
+  function presence(field, isEnum, type, ref, name) {
+    const set = `${ref} != null && Object.hasOwnProperty.call(m, ${name})`;
+    if (rules < 8) return field.optional ? set : null;
+    if (field.required) return null;
+    if (field.hasPresence || !(isEnum || wire.basic[type] !== undefined)) return set;
+    if (isEnum) return `${set} && ${ref} !== ${JSON.stringify(field.typeDefault)}`;
+    switch (type) {
+      case 'bool': return `${set} && ${ref} !== false`;
+      case 'string': return `${set} && ${ref} !== ""`;
+      case 'bytes': return `${set} && ${ref}.length`;
+      case 'double': case 'float': return `${set} && !Object.is(${ref}, 0)`;
+      default:
+        return LONG.has(type)
+          ? `${set} && (typeof ${ref} === "object" ? ${ref}.low || ${ref}.high : ${ref} !== 0)`
+          : `${set} && ${ref} !== 0`;
+    }
+  }
+
+  return {
+    /**
+     * The `encode` of `type` for RustWriters, with protobufjs's own for any other writer.
+     * @param {object} type Type, set up
+     * @param {Function} fallback protobufjs's generated encoder for it
+     * @returns {Function} `encode(m, w, q)`
+     */
+    encoderFor(type, fallback) {
+      const unit = unitOf(type);
+      const id = ++serial;
+      const name = `encode_${type.name.replace(/\W/g, '_')}_${id}`;
+      // Not strict: the shadow check names a message type by the \`this\` of the encoder that created
+      // its writer (lib/integration/verify.js \`typeOf\`), which a strict function's call site hides.
+      const source = `const { begin, end, abort } = rt;
+return function ${name}(m, w, q) {
+  // ${type.fullName} (protobufjs-rustwriter encoder ${id})
+  if (!w) w = Writer.create();
+  if (q === undefined) q = 0;
+  if (w.constructor !== RustWriter && !(w instanceof RustWriter && typeof w._end === 'number')) {
+    // protobufjs's writer, or a checked writer of the shadow check, which runs both encoders
+    return typeof w._encodeChecked === 'function' ? w._encodeChecked(${name}, fallback, m, q) : fallback(m, w, q);
+  }
+  const at = begin(w);
+  const from = w._entryEnd;
+  const addedThen = w._addedBytes;
+  let p;
+  try {
+    p = unit.write(m, w, w._pos, q);
+  } catch (err) {
+    throw abort(w, err, at, from, addedThen);
+  }
+  end(w, p);
+  return w;
+};`;
+      return new Function('rt', 'Writer', 'RustWriter', 'unit', 'fallback', source)(
+        rt, protobuf.Writer, RustWriter, unit, fallback);
+    },
+  };
+}
+
+/**
+ * The statements that write `value`, a scalar, string or bytes of `type`, with its tag.
+ * @param {string} type Type
+ * @param {string} value Expression of the value (evaluated once, after the tag is written, as
+ * protobufjs's `w.uint32(tag).<type>(value)` evaluates it)
+ * @param {number} tag Tag
+ * @returns {string[]} Lines
+ */
+function valueCode(type, value, tag) {
+  const tagLen = tagBytes(tag).length;
+  if (type === 'string') {
+    return [`${room(tagLen)} ${writeTag(tag)}`,
+      `{ const v = ${value}; p = typeof v === 'string' ? putString(w, p, v) : viaWriter(w, p, 'string', v); ${RELOAD} }`];
+  }
+  if (type === 'bytes') return [`${room(tagLen)} ${writeTag(tag)}`, `p = viaWriter(w, p, 'bytes', ${value}); ${RELOAD}`];
+  return [`${room(tagLen + MAX_BYTES[type])} ${writeTag(tag)}`, `{ const v = ${value}; ${writeScalar(type, 'v')} }`];
+}
+
+/** The short paths of the packed methods (lib/writer/packed.js): element loop, bound, bytes an
+ * element takes at most, and whether its elements are varints (a one-byte length placeholder) or of
+ * that fixed size (the length known first). 64-bit varints have none. */
+const SHORT_PACKED = {
+  uint32: ['loopUint32', 'shortVarints()', 5, true],
+  int32: ['loopInt32', 'shortVarints()', 10, true],
+  sint32: ['loopSint32', 'shortVarints()', 5, true],
+  fixed32: ['loopFixed32', 'SHORT', 4, false],
+  sfixed32: ['loopFixed32', 'SHORT', 4, false],
+  float: ['loopFloat', 'BULK_FLOATS_MIN', 4, false],
+  double: ['loopDouble', 'BULK_FLOATS_MIN', 8, false],
+  bool: ['loopBool', 'SHORT', 1, false],
+};
+
+/**
+ * The statements that write a packed field as protobufjs 8's `w.uint32(tag).<type>s(value)`: the
+ * method's short path inline, the rest through it (lib/encoders/runtime.js `viaPacked`), which reads
+ * nothing the inline part read.
+ * @param {string} type Element type
+ * @param {string} value Expression of the array (evaluated once, after the tag)
+ * @param {number} tag Tag
+ * @returns {string[]} Lines
+ */
+function packedCode(type, value, tag) {
+  const head = [`${room(tagBytes(tag).length)} ${writeTag(tag)}`, `const a = ${value}; const n = a.length;`];
+  const via = `p = viaPacked(w, p, '${type}s', a, n); ${RELOAD}`;
+  const short = SHORT_PACKED[type];
+  if (short === undefined) return [...head, via];
+  const [loop, bound, size, varints] = short;
+  const inline = varints
+    ? [`${room(`1 + ${size} * n`)} const at = p - w._start; buf[p++] = 0; p = loops.${loop}(buf, p, a, 0, n);`,
+      'const len = p - w._start - at - 1; if (len < 128) buf[w._start + at] = len; else closeSection(w, at, len, w._entryEnd, 0);']
+    : [`${room(`5 + ${size} * n`)} p = putVarint32(buf, p, ${size} * n); p = loops.${loop}(buf, p, a, 0, n);`];
+  return [...head, `if (n === n >>> 0 && n < ${bound}) {`, ...inline.map((l) => `  ${l}`), `} else { ${via} }`];
+}
+
+/**
+ * The statements that write a message field: protobufjs's
+ * `types[i].encode(value, w.uint32(tag).fork(), q + 1).ldelim()`, or for a group
+ * `types[i].encode(value, w.uint32(startTag), q + 1).uint32(endTag)`.
+ * @param {string} child The child unit's expression
+ * @param {string} value Expression of the message (evaluated first, as protobufjs evaluates it)
+ * @param {number} tag Tag (the start tag of a group)
+ * @param {number|null} innerTag For a map value, its tag inside the entry (the outer `tag` is then the
+ * entry's, written by the caller), else null
+ * @param {boolean} group Whether a group
+ * @returns {string[]} Lines
+ */
+function messageCode(child, value, tag, innerTag, group) {
+  const write = `p = ${child}.write(v, w, p, q + 1); ${RELOAD}`;
+  if (group) {
+    const endTag = (tag & ~7 | 4) >>> 0;
+    return [`{ const v = ${value}; ${room(tagBytes(tag).length)} ${writeTag(tag)}`,
+      `  ${write}`, `  ${room(tagBytes(endTag).length)} ${writeTag(endTag)} }`];
+  }
+  const t = innerTag === null ? tag : innerTag;
+  return [`{ const v = ${value};`, ...sectionCode(t, [write]).map((l) => `  ${l}`), '}'];
+}
+
+/**
+ * The statements that write a tag, then a length-delimited section around `body`: a one-byte
+ * placeholder, filled when the section ends if its length fits and no entry was recorded inside,
+ * else closed by an entry (lib/encoders/runtime.js `closeSection`).
+ * @param {number} tag Tag
+ * @param {string[]} body Lines that write the section's content
+ * @returns {string[]} Lines
+ */
+function sectionCode(tag, body) {
+  return [
+    `${room(tagBytes(tag).length + 1)} ${writeTag(tag)}`,
+    '{',
+    '  const at = p - w._start; const from = w._entryEnd; const addedThen = w._addedBytes; buf[p++] = 0;',
+    ...body.map((l) => `  ${l}`),
+    '  const start = w._start; const len = p - start - at - 1;',
+    '  if (len < 128 && w._entryEnd === from) buf[start + at] = len; else closeSection(w, at, len, from, addedThen);',
+    '}',
+  ];
+}
+
+module.exports = { compiler };

@@ -1,0 +1,93 @@
+'use strict';
+
+/**
+ * Compiled encoders in a protobufjs copy (lib/encoders/compile.js): each Type's `encode`, made by
+ * protobufjs's `Type#setup` the first time the Type encodes or decodes, is replaced by one compiled
+ * for RustWriter, which calls protobufjs's own for any other writer. Types set up before the
+ * install keep protobufjs's encoder (which writes through RustWriter all the same). Only the copies
+ * whose rules the compiler knows, protobufjs 7.x and 8.x, get them; pbjs static code has no Type and
+ * keeps its own functions.
+ */
+
+const { compiler } = require('../encoders/compile');
+
+/** Marks the `setup` that compiles, and holds the one it wraps. */
+const SETUP = Symbol.for('protobufjs-rustwriter.setup');
+
+/**
+ * @param {string|null} version A protobufjs copy's version
+ * @returns {number|null} The encoder rules it follows (its major version), or null if unknown
+ */
+function rulesOf(version) {
+  const major = version === null ? NaN : Number(version.split('.')[0]);
+  return major === 7 || major === 8 ? major : null;
+}
+
+/**
+ * Warns, once a process, that a Type keeps protobufjs's encoder.
+ * @param {object} type Type
+ * @param {Error} err Why
+ * @returns {undefined}
+ */
+function warnOnce(type, err) {
+  if (warned) return;
+  warned = true;
+  process.emitWarning(`${type.fullName} (and any other such Type) keeps protobufjs's generated encoder, which writes through ` +
+    `RustWriter, since its compiled encoder failed: ${err && err.message}; please report it`,
+  { code: 'PROTOBUFJS_RUSTWRITER_COMPILE', type: 'ProtobufjsRustwriterWarning' });
+}
+let warned = false;
+
+/**
+ * Makes every Type of `protobuf` set up from now on encode with a compiled encoder.
+ * @param {object} protobuf The protobufjs module
+ * @param {string|null} version Its version
+ * @returns {boolean} Whether its Types get compiled encoders (false: no `Type` in this build, or
+ * not yet, as while `protobufjs/minimal` loads; or a version whose rules are unknown)
+ */
+function installEncoders(protobuf, version) {
+  const Type = protobuf.Type;
+  const rules = rulesOf(version);
+  if (typeof Type !== 'function' || typeof Type.prototype.setup !== 'function' || rules === null) return false;
+  const setup = Type.prototype.setup;
+  if (Object.prototype.hasOwnProperty.call(setup, SETUP)) return true;
+  let compile = null; // made on first use, when the copy has finished loading
+  const setup_rustwriter = function setup_rustwriter() {
+    const result = setup.apply(this, arguments);
+    if (compile === null) compile = compiler(protobuf, rules);
+    try {
+      this.encode = compile.encoderFor(this, this.encode);
+    } catch (err) {
+      // A schema the compiler does not handle keeps protobufjs's encoder, which writes through
+      // RustWriter: the app goes on, with the same bytes.
+      warnOnce(this, err);
+    }
+    return result;
+  };
+  Object.defineProperty(setup_rustwriter, SETUP, { value: setup });
+  Type.prototype.setup = setup_rustwriter;
+  return true;
+}
+
+/**
+ * Undoes {@link installEncoders} for Types set up from now on (those set up before keep their
+ * compiled encoders, which call protobufjs's own once `Writer.create` is protobufjs's again).
+ * @param {object} protobuf The protobufjs module
+ * @returns {undefined}
+ */
+function uninstallEncoders(protobuf) {
+  const Type = protobuf.Type;
+  const setup = typeof Type === 'function' ? Type.prototype.setup : undefined;
+  if (typeof setup === 'function' && Object.prototype.hasOwnProperty.call(setup, SETUP)) Type.prototype.setup = setup[SETUP];
+}
+
+/**
+ * @param {object} protobuf The protobufjs module
+ * @returns {boolean} Whether its Types get compiled encoders now
+ */
+function encodersInstalled(protobuf) {
+  const Type = protobuf.Type;
+  return typeof Type === 'function' && Object.prototype.hasOwnProperty.call(Type.prototype.setup, SETUP);
+}
+
+module.exports = { installEncoders, uninstallEncoders, encodersInstalled };

@@ -1,0 +1,226 @@
+'use strict';
+
+/**
+ * The compiled encoders (lib/encoders/): installed into every Type with `install()`, off with
+ * `{ compiled: false }` or `PROTOBUFJS_RUSTWRITER_COMPILED=0`; protobufjs's bytes on both rule sets
+ * (7.x and 8.x) for every kind of field, into a fresh writer or one already written; what a writer
+ * is after an encode that throws, re-enters it, or encodes with another writer; the recursion limit;
+ * a schema changed after its first encode. `npm run fuzz:schemas` compares them with protobufjs over
+ * generated schemas and messages.
+ */
+
+const assert = require('assert');
+const { spawnSync } = require('child_process');
+const path = require('path');
+const Long = require('long');
+const { RustWriter, install, uninstall, status, _testing } = require('..');
+const { PATHS, withPath } = require('./helpers');
+
+const COPIES = [['protobufjs 8.8.1', require('protobufjs')], ['protobufjs 7.6.6', require('protobufjs7')]];
+
+const PROTO3 = `syntax = "proto3";
+package t;
+enum Kind { ZERO = 0; ONE = 1; NEG = -3; }
+message Leaf { int32 a = 1; string s = 2; bytes b = 3; }
+message Node {
+  int32 i32 = 1; int64 i64 = 2; uint32 u32 = 3; uint64 u64 = 4; sint32 s32 = 5; sint64 s64 = 6;
+  fixed32 f32 = 7; fixed64 f64 = 8; sfixed32 sf32 = 9; sfixed64 sf64 = 10; float fl = 11; double db = 12;
+  bool b = 13; string s = 14; bytes by = 15; Kind kind = 16; Leaf leaf = 17; optional int32 opt = 18;
+  repeated int32 ri = 19; repeated sint64 rs64 = 20; repeated double rd = 21; repeated bool rb = 22;
+  repeated int32 unpacked = 23 [packed = false]; repeated string rstr = 24; repeated Leaf leaves = 25;
+  repeated Kind kinds = 26; repeated bytes rby = 27;
+  map<string, Leaf> byName = 28; map<int64, string> byId = 29; map<bool, int32> flags = 30;
+  map<uint32, double> u32m = 31; map<sint64, Kind> s64m = 32; map<fixed64, bytes> f64m = 33;
+  oneof pick { string ps = 34; Leaf pl = 35; }
+  Node child = 36; uint32 big = 536870911;
+}`;
+
+const PROTO2 = `syntax = "proto2";
+package t2;
+message Item { required int32 id = 1; optional string name = 2 [default = "n"]; optional group G = 3 { optional int32 x = 4; } }
+message Box { repeated Item items = 1; optional Item first = 2; repeated int32 ns = 3 [packed = true]; repeated int32 loose = 4; }`;
+
+/**
+ * A message of every kind of field, with values in the forms protobufjs takes.
+ * @returns {object} Plain object for `Node`
+ */
+function everything() {
+  return {
+    i32: -5, i64: '-9223372036854775808', u32: 4294967295, u64: Long.fromString('18446744073709551615', true),
+    s32: -2147483648, s64: { low: 1, high: -1 }, f32: 7, f64: 2 ** 40, sf32: -7, sf64: -(2 ** 40), fl: 1.5, db: -0.1,
+    b: true, s: 'é\u{1F680}x'.repeat(20), by: Buffer.from([1, 2, 3]), kind: -3, leaf: { a: 1, s: 'leaf', b: 'AQID' },
+    opt: 0, ri: [1, -1, 300, 2 ** 31], rs64: [-1, 1, '3'], rd: [NaN, -0, Infinity], rb: [true, false, 1],
+    unpacked: [5, 6], rstr: ['', 'a', 'x'.repeat(200)], leaves: [{ a: 1 }, { s: 'y'.repeat(300) }, {}],
+    kinds: [0, 1, -3], rby: [Buffer.alloc(0), Buffer.alloc(5000, 9)],
+    byName: { a: { a: 1 }, b: { s: 'b'.repeat(130) } }, byId: { 1: 'one', '-5': 'minus five' }, flags: { true: 1, false: 2 },
+    u32m: { 7: 0.5 }, s64m: { '-1': 1 }, f64m: { 12: Buffer.from('z') },
+    pl: { a: 9 }, child: { i32: 1, child: { s: 'deep', leaves: Array.from({ length: 40 }, (_, i) => ({ a: i, s: 'l'.repeat(i) })) } },
+    big: 1,
+  };
+}
+
+/**
+ * Roots of `source` in `protobuf`: one the copy's own encoders encode, one the compiled ones do.
+ * @param {object} protobuf The protobufjs module
+ * @param {string} source Schema
+ * @returns {{ours: object, theirs: object}} Roots
+ */
+function roots(protobuf, source) {
+  return { ours: protobuf.parse(source).root, theirs: protobuf.parse(source).root };
+}
+
+/**
+ * protobufjs's bytes for `m`: its generated encoder with its own writer.
+ * @param {object} protobuf The protobufjs module
+ * @param {object} T Type
+ * @param {object} m Message
+ * @returns {string} Hex
+ */
+function reference(protobuf, T, m) {
+  return Buffer.from(T.encode(m, new protobuf.BufferWriter()).finish()).toString('hex');
+}
+
+describe('compiled encoders', function () {
+  this.timeout(120000);
+
+  for (const [name, protobuf] of COPIES) {
+    describe(name, () => {
+      before(() => install(protobuf));
+      after(() => uninstall(protobuf));
+
+      it('are what Type.encode is once a Type is set up, and status() says so', () => {
+        const T = protobuf.parse('syntax = "proto3"; message M { int32 a = 1; }').root.lookupType('M');
+        T.encode({ a: 1 });
+        assert.match(T.encode.name, /^encode_M_\d+$/);
+        assert.strictEqual(status().copies.find((c) => c.version === (name.endsWith('8.8.1') ? '8.8.1' : '7.6.6')).compiled, true);
+      });
+
+      for (const [pathName, options] of PATHS) {
+        it(`write protobufjs's bytes for every kind of field, proto3 and proto2, ${pathName}`, () => withPath(options, () => {
+          const { ours, theirs } = roots(protobuf, PROTO3);
+          const m = everything();
+          const N = ours.lookupType('t.Node');
+          const R = theirs.lookupType('t.Node');
+          assert.strictEqual(Buffer.from(N.encode(m).finish()).toString('hex'), reference(protobuf, R, m));
+          const fromObject = N.fromObject(m);
+          assert.strictEqual(Buffer.from(N.encode(fromObject).finish()).toString('hex'), reference(protobuf, R, R.fromObject(m)));
+          assert.strictEqual(Buffer.from(N.encode({}).finish()).toString('hex'), reference(protobuf, R, {}));
+          const two = roots(protobuf, PROTO2);
+          const box = { items: [{ id: 1, name: 'a', g: { x: 5 } }, { id: -2 }], first: { id: 3, g: {} }, ns: [1, 2, 3], loose: [4] };
+          assert.strictEqual(Buffer.from(two.ours.lookupType('t2.Box').encode(box).finish()).toString('hex'),
+            reference(protobuf, two.theirs.lookupType('t2.Box'), box));
+        }));
+      }
+
+      it('write into a writer already written, with a fork open, and with encodeDelimited, as protobufjs does', () => {
+        const { ours, theirs } = roots(protobuf, PROTO3);
+        const m = { i32: 1, leaf: { s: 'x'.repeat(200) }, byName: { k: { a: 2 } } };
+        const write = (T, w) => {
+          w.uint32(8).uint32(1).uint32(18).fork().string('before');
+          T.encode(m, w);
+          T.encodeDelimited(m, w);
+          w.ldelim();
+          T.encode(m, w.uint32(26).fork()).ldelim();
+          return Buffer.from(w.finish()).toString('hex');
+        };
+        assert.strictEqual(write(ours.lookupType('t.Node'), RustWriter.create()), write(theirs.lookupType('t.Node'), new protobuf.BufferWriter()));
+        assert.strictEqual(Buffer.from(ours.lookupType('t.Node').encodeDelimited(m).finish()).toString('hex'),
+          Buffer.from(theirs.lookupType('t.Node').encodeDelimited(m, new protobuf.BufferWriter()).finish()).toString('hex'));
+      });
+
+      it('leave the writer as it was when reading the message throws', () => {
+        const { ours } = roots(protobuf, PROTO3);
+        const N = ours.lookupType('t.Node');
+        const w = RustWriter.create().uint32(8).uint32(7);
+        const m = { i32: 5, leaf: { a: 1, s: 'y'.repeat(300) }, rby: [Buffer.alloc(5000)], get rstr() { throw new RangeError('no'); } };
+        assert.throws(() => N.encode(m, w), RangeError);
+        assert.strictEqual(w.pos, 2);
+        assert.strictEqual(Buffer.from(w.uint32(16).uint32(1).finish()).toString('hex'), '08071001');
+      });
+
+      it('refuse a getter that writes to the writer being encoded into, and the writer goes on', () => {
+        const { ours } = roots(protobuf, PROTO3);
+        const N = ours.lookupType('t.Node');
+        const w = RustWriter.create();
+        const m = { get i32() { w.uint32(1); return 1; } };
+        assert.throws(() => N.encode(m, w), /cannot be used by a valueOf, toString or getter/);
+        assert.strictEqual(Buffer.from(N.encode({ i32: 2 }, w).finish()).toString('hex'), '0802');
+      });
+
+      it('let a getter encode another message with a writer of its own', () => {
+        const { ours, theirs } = roots(protobuf, PROTO3);
+        const inner = { s: 'inner'.repeat(30) };
+        const make = (T) => ({ i32: 1, get by() { return T.lookupTypeOrEnum('t.Leaf').encode(inner).finish(); }, s: 'after' });
+        const R = theirs.lookupType('t.Node');
+        const expected = Buffer.from(R.encode({ i32: 1, by: R.lookupTypeOrEnum('t.Leaf').encode(inner, new protobuf.BufferWriter()).finish(), s: 'after' },
+          new protobuf.BufferWriter()).finish()).toString('hex');
+        const N = ours.lookupType('t.Node');
+        for (let i = 0; i < 3; i++) assert.strictEqual(Buffer.from(N.encode(make(N)).finish()).toString('hex'), expected);
+      });
+
+      it('throw protobufjs\'s error past its recursion limit', () => {
+        const { ours, theirs } = roots(protobuf, PROTO3);
+        let m = {};
+        for (let i = 0; i < protobuf.util.recursionLimit + 5; i++) m = { child: m };
+        const errorOf = (fn) => { try { fn(); return null; } catch (err) { return `${err.constructor.name}: ${err.message}`; } };
+        assert.strictEqual(errorOf(() => ours.lookupType('t.Node').encode(m)),
+          errorOf(() => theirs.lookupType('t.Node').encode(m, new protobuf.BufferWriter())));
+        assert.notStrictEqual(errorOf(() => ours.lookupType('t.Node').encode(m)), null);
+      });
+
+      it('follow a field added after the Type first encoded', () => {
+        const { ours, theirs } = roots(protobuf, PROTO3);
+        const N = ours.lookupType('t.Leaf');
+        const R = theirs.lookupType('t.Leaf');
+        assert.strictEqual(Buffer.from(N.encode({ a: 1 }).finish()).toString('hex'), reference(protobuf, R, { a: 1 }));
+        for (const T of [N, R]) T.add(new protobuf.Field('extra', 9, 'string'));
+        assert.strictEqual(Buffer.from(N.encode({ a: 1, extra: 'new' }).finish()).toString('hex'), reference(protobuf, R, { a: 1, extra: 'new' }));
+        const P = ours.lookupType('t.Node');
+        assert.strictEqual(Buffer.from(P.encode({ leaf: { extra: 'nested' } }).finish()).toString('hex'),
+          reference(protobuf, theirs.lookupType('t.Node'), { leaf: { extra: 'nested' } }));
+      });
+    });
+  }
+
+  it('are off with install(protobuf, { compiled: false }) and with PROTOBUFJS_RUSTWRITER_COMPILED=0', () => {
+    const protobuf = require('protobufjs');
+    install(protobuf, { compiled: false });
+    try {
+      const T = protobuf.parse('syntax = "proto3"; message Off { int32 a = 1; }').root.lookupType('Off');
+      T.encode({ a: 1 });
+      assert.doesNotMatch(T.encode.name, /^encode_/);
+      assert.ok(protobuf.Writer.create() instanceof RustWriter);
+    } finally {
+      uninstall(protobuf);
+    }
+    const run = spawnSync(process.execPath, ['-r', 'protobufjs-rustwriter/register', '-e', `
+      const protobuf = require('protobufjs');
+      const T = protobuf.parse('syntax = "proto3"; message M { int32 a = 1; }').root.lookupType('M');
+      T.encode({ a: 1 });
+      console.log(JSON.stringify({ name: T.encode.name, compiled: require('protobufjs-rustwriter').status().copies[0].compiled }));
+    `], { cwd: path.join(__dirname, '..'), encoding: 'utf8', env: { ...process.env, PROTOBUFJS_RUSTWRITER_COMPILED: '0' } });
+    assert.strictEqual(run.status, 0, run.stderr);
+    const out = JSON.parse(run.stdout);
+    assert.strictEqual(out.compiled, false);
+    assert.doesNotMatch(out.name, /^encode_/);
+  });
+
+  it('reach the native encoder for long packed fields, one call a finish()', function () {
+    if (!RustWriter.native) this.skip(); // no addon: the JS path writes them
+    const protobuf = require('protobufjs');
+    install(protobuf);
+    try {
+      const SCHEMA = 'syntax = "proto3"; message P { repeated uint32 a = 1; repeated sint32 b = 2; P more = 3; }';
+      const T = protobuf.parse(SCHEMA).root.lookupType('P');
+      const values = Uint32Array.from({ length: 5000 }, (_, i) => i * 7919);
+      const before = _testing.nativeCalls();
+      const out = T.encode({ a: values, b: Array.from(values, (v) => -v), more: { a: values } }).finish();
+      assert.strictEqual(_testing.nativeCalls() - before, 1);
+      const R = protobuf.parse(SCHEMA).root.lookupType('P');
+      assert.strictEqual(Buffer.from(out).toString('hex'),
+        reference(protobuf, R, { a: [...values], b: Array.from(values, (v) => -v), more: { a: [...values] } }));
+    } finally {
+      uninstall(protobuf);
+    }
+  });
+});
