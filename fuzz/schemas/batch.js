@@ -32,7 +32,7 @@ const version = String(args.version);
 if (version !== '7' && version !== '8') throw new Error(`fuzz:schemas: unknown protobufjs version ${version} (7 or 8)`);
 
 const protobuf = require(version === '8' ? 'protobufjs' : 'protobufjs7');
-const { RustWriter, install, _testing } = require('../..');
+const { RustWriter, install, status, _testing } = require('../..');
 const { createRunner } = require('./check');
 const { generateCase } = require('./case');
 
@@ -41,22 +41,32 @@ if (RustWriter.native !== (route.env.PROTOBUFJS_RUSTWRITER === 'native')) {
 }
 _testing.configure(route.options);
 install(protobuf);
+/** A Type whose compiled encoder failed keeps protobufjs's (and install() warns, once a process). */
+let compileWarning = null;
+process.on('warning', (w) => {
+  if (w.code === 'PROTOBUFJS_RUSTWRITER_COMPILE' && compileWarning === null) compileWarning = w.message;
+});
 if (args.fault === 'stale') staleEncoders();
 
 /**
  * Self-test `--fault stale`: after `Type#setup`, the encoder for a RustWriter (or no writer) is the
- * first one protobufjs generated for the Type, even after `Type#add` or `Type#remove` made
- * protobufjs generate another; any other writer gets protobufjs's current one (the contract of
- * issue 24's compiled encoders, check.js). Only the subject sees the stale encoders.
+ * one protobufjs generated from the Type's fields at its first setup, even after `Type#add` or
+ * `Type#remove` changed them; any other writer gets the Type's current encoder (the contract of the
+ * compiled encoders, check.js). Only the subject sees the stale code: an encoder compiled once and
+ * never again, as an installed encoder that missed a schema change would be.
  * @returns {undefined}
  */
 function staleEncoders() {
   const first = new WeakMap();
   const setup = protobuf.Type.prototype.setup;
   protobuf.Type.prototype.setup = function setup_stale() {
-    const type = setup.call(this);
+    const type = setup.apply(this, arguments);
     const current = this.encode;
-    if (!first.has(this)) first.set(this, current);
+    if (!first.has(this)) {
+      // protobufjs's code for today's fields, made as Type#setup makes it
+      const types = this.fieldsArray.map((f) => f.resolve().resolvedType);
+      first.set(this, protobuf.encoder(this)({ Writer: protobuf.Writer, types, util: protobuf.util }));
+    }
     const stale = first.get(this);
     this.encode = function encode_stale(m, w, q) {
       return w && !(w instanceof RustWriter) ? current(m, w, q) : stale(m, w, q);
@@ -184,5 +194,8 @@ function runBatch() {
     type: 'done', count: seeds.length, ...run.stats, ms: Date.now() - started, cpuMs: cpuMs(process.cpuUsage(cpu)),
     maxRSS: process.resourceUsage().maxRSS * 1024, failures, clean, reads,
     nativeCalls: _testing.nativeCalls(), // that long packed fields reached the addon
+    // whether the version's Types encode with compiled encoders (install() with `compiled`)
+    compiled: status().copies.some((c) => c.installed && c.compiled && c.version && c.version.startsWith(`${version}.`)),
+    compileWarning,
   });
 }

@@ -62,7 +62,8 @@ function makeAfter(rng, schema, options) {
     const t = pick(rng, types);
     if (rng() < 0.6) {
       const added = after.add.filter((a) => a.type === t.name).map((a) => a.field.id);
-      const ids = new Set([...t.fields.map((f) => f.id), ...added]);
+      const extended = (schema.extensions || []).filter((e) => e.target === t.name).map((e) => e.field.id);
+      const ids = new Set([...t.fields.map((f) => f.id), ...added, ...extended]);
       let id;
       do id = 1 + rng.int(rng() < 0.7 ? 40 : 536870911); while (ids.has(id) || (id >= 19000 && id <= 19999));
       const message = rng() < 0.3;

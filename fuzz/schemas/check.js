@@ -21,7 +21,8 @@
  * `util.recursionLimit` and `util.Buffer` changed: case.js `after`).
  *
  * The reference is `T.encode(m, new protobuf.BufferWriter())` (`encodeDelimited` the same) on a
- * second Root of the same schema: nothing either side caches is shared. The contract this relies
+ * second Root of the same schema: nothing either side caches is shared. Its writer is protobufjs
+ * 8.8.1's for both versions (`refProtobuf`; run.js says why protobufjs 7's own is optional). The contract this relies
  * on, for today's `install()` (which only swaps `Writer.create`) and for the compiled encoders
  * of issue 24: an installed encoder defers to protobufjs's own generated encoder for any writer
  * that is not a RustWriter. Given an explicit `BufferWriter`, protobufjs never calls
@@ -45,8 +46,9 @@ const KINDS = ['bytes', 'prototype', 'error', 'log', 'returned', 'harness', 'cra
 
 /**
  * Makes a case runner for this process.
- * @param {object} env `protobuf` (the protobufjs module, installed), `RustWriter`, `version`
- * (`7` or `8`), `path` (name), `fault` (self-test: `byte` or `read`, or null)
+ * @param {object} env `protobuf` (the protobufjs module, installed), `refProtobuf` (the module whose
+ * `BufferWriter` the reference writes with; default `protobuf`), `RustWriter`, `version` (`7` or
+ * `8`), `path` (name), `fault` (self-test: `byte` or `read`, or null)
  * @returns {function(object): object|null} Runs a case description; returns a failure or null. Its
  * `stats` property counts `messages`, `comparisons`, `bytes`; after a run, `runCase.nonEmpty` says
  * whether the case compared some non-empty bytes, `runCase.topReads` whether a message read a
@@ -132,8 +134,8 @@ function createRunner(env) {
    * Runs one form on both sides and compares.
    * @param {object} desc Case
    * @param {{sub: object, ref: object}} roots Roots
-   * @param {string} form `encode`, `delimited` or `into`
-   * @param {number|null} i Message (encode, delimited)
+   * @param {string} form `encode`, `delimited`, `into` or `after`
+   * @param {number|null} i Message (encode, delimited, after)
    * @param {number|null} j Into run
    * @param {{byte: boolean, read: boolean}} faulty Self-test faults still to inject
    * @returns {object|null} Failure

@@ -126,7 +126,8 @@ async function childWith(where, flag, value, more, options) {
  * `write` (whether to write repro scripts to target/fuzz-schemas)
  * @returns {Promise<object>} Report: `runs` (per `version path`: cases, messages, comparisons,
  * threw, bytes, ms, cpuMs, maxRSS, nativeCalls (of RustWriter's addon: its subject's long packed
- * fields), `clean` (the first cases of each batch that passed with
+ * fields), `compiled` (whether the subject's Types had compiled encoders), `compileWarning` (a
+ * Type whose encoder did not compile keeps protobufjs's), `clean` (the first cases of each batch that passed with
  * non-empty bytes), `reads` (those whose messages read top-level fields through user code)),
  * `failing` (how many cases failed), `fresh` (failures grouped by version, kind and form, each with
  * the first one's shrunk repro), `unstarted` (cases left when `minutes` were up), `ms`
@@ -141,7 +142,7 @@ async function fuzz(o) {
     for (const p of options.paths) {
       runs[`${version} ${p}`] = {
         version, path: p, cases: 0, messages: 0, comparisons: 0, threw: 0, bytes: 0, ms: 0, cpuMs: 0, maxRSS: 0,
-        nativeCalls: 0, clean: [], reads: [],
+        nativeCalls: 0, compiled: null, compileWarning: null, clean: [], reads: [],
       };
     }
   }
@@ -217,6 +218,8 @@ async function fuzz(o) {
       r.cpuMs += end.cpuMs;
       r.maxRSS = Math.max(r.maxRSS, end.maxRSS);
       r.nativeCalls += end.nativeCalls;
+      r.compiled = end.compiled;
+      if (end.compileWarning && !r.compileWarning) r.compileWarning = end.compileWarning;
       r.clean.push(...end.clean);
       r.reads.push(...end.reads);
     } else {
@@ -340,7 +343,9 @@ function format(report) {
     lines.push(`protobufjs ${version(r.version)}, ${r.path}: ${r.cases.toLocaleString('en')} cases, ` +
       `${r.messages.toLocaleString('en')} messages (${r.comparisons.toLocaleString('en')} comparisons, ${r.threw.toLocaleString('en')} of them a thrown error on both sides, ` +
       `${(r.bytes / 2 ** 20).toFixed(1)} MiB compared, ${r.nativeCalls.toLocaleString('en')} native calls) in ${(r.ms / 1000).toFixed(1)} s of child time, ` +
-      `${Math.round(r.messages / (r.cpuMs / 1000 || 1)).toLocaleString('en')} messages per CPU second, peak RSS ${(r.maxRSS / 2 ** 20).toFixed(0)} MiB`);
+      `${Math.round(r.messages / (r.cpuMs / 1000 || 1)).toLocaleString('en')} messages per CPU second, peak RSS ${(r.maxRSS / 2 ** 20).toFixed(0)} MiB; ` +
+      `${r.compiled ? 'compiled encoders' : "protobufjs's generated encoders"} on the subject's side`);
+    if (r.compileWarning) lines.push(`  a Type kept protobufjs's encoder: ${r.compileWarning}`);
   }
   lines.push(`${report.failing} failing cases; ${(report.ms / 1000).toFixed(1)} s in all`);
   if (report.unstarted > 0) lines.push(`NOT RUN: ${report.unstarted.toLocaleString('en')} cases (--minutes was up)`);

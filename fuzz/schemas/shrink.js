@@ -107,6 +107,11 @@ function shrink(failure, run, options) {
           if (one !== null && attempt(one)) progress = true;
         }
       }
+      for (const e of best.schema.extensions || []) {
+        if ((u.fields.get(e.target) || new Set()).has(e.field.id)) continue;
+        const one = prune(best, new Set([`${e.target} ${e.field.id}`]));
+        if (one !== null && attempt(one)) progress = true;
+      }
     }
     for (const candidate of schemaCandidates(best)) if (attempt(candidate)) progress = true;
   }
@@ -373,9 +378,20 @@ function prune(desc, drop) {
       .filter((o) => o.ids.length > 0);
     return { ...t, fields, oneofs };
   });
-  // Types referred to: from the messages, by the remaining fields, as parents of those.
+  // Extensions a message sets; they need their target, their scope and their type.
+  const keepExtension = (e) => (u.fields.get(e.target) || new Set()).has(e.field.id) ||
+    (drop !== null && !drop.has(`${e.target} ${e.field.id}`));
+  const extensions = (desc.schema.extensions || []).filter(keepExtension);
+  if (extensions.length !== (desc.schema.extensions || []).length) changed = true;
+  // Types referred to: from the messages, by the remaining fields and extensions, as parents of those.
   const needed = new Set(u.types);
   const enums = new Set();
+  for (const e of extensions) {
+    for (const name of [e.target, e.scope, e.field.type]) {
+      if (types.some((x) => x.name === name)) needed.add(name);
+      if (desc.schema.enums.some((x) => x.name === name)) enums.add(name);
+    }
+  }
   for (let grew = true; grew;) {
     grew = false;
     for (const t of types) {
@@ -400,7 +416,7 @@ function prune(desc, drop) {
   const enumList = desc.schema.enums.filter((e) => enums.has(e.name));
   if (types.length !== before || enumList.length !== desc.schema.enums.length) changed = true;
   if (!changed) return null;
-  return { ...desc, schema: { ...desc.schema, types, enums: enumList } };
+  return { ...desc, schema: { ...desc.schema, types, enums: enumList, extensions } };
 }
 
 /**
@@ -440,7 +456,8 @@ function size(desc) {
   for (const m of desc.messages) nodes += nodePaths(m.value).length;
   return {
     messages: desc.messages.length, nodes, types: desc.schema.types.length,
-    fields: desc.schema.types.reduce((sum, t) => sum + t.fields.length, 0),
+    fields: desc.schema.types.reduce((sum, t) => sum + t.fields.length, 0) +
+      (desc.schema.extensions || []).length,
   };
 }
 
