@@ -15,6 +15,7 @@ const { spawnSync } = require('child_process');
 const fs = require('fs');
 const path = require('path');
 const { fuzz, format } = require('../fuzz/schemas/run');
+const { KNOWN_BUGS } = require('../fuzz/schemas/known-bugs');
 const { PATH_NAMES, PATHS } = require('../fuzz/js/paths');
 
 const COUNT = Number(process.env.FUZZ_SCHEMAS_COUNT || 40);
@@ -25,6 +26,25 @@ const STALL = 2 * Number(process.env.RUSTWRITER_CROSS_TIMEOUT_FACTOR || 1);
 const quiet = { log: () => {}, write: false, jobs: JOBS, stall: 60, shrink: false };
 const VERSIONS = [['8', '8.8.1'], ['7', '7.6.6']];
 
+/**
+ * Runs one case description in a child process (fuzz/schemas/batch.js --replay).
+ * @param {{version: string, path: string, desc: object}} repro Version, path and case
+ * @returns {object} The batch's last message (`replayed`: `failure`, `known`)
+ */
+function replay(repro) {
+  const dir = path.join(__dirname, '..', 'target', 'fuzz-schemas');
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `replay-${process.pid}-${repro.desc.seed}.json`);
+  fs.writeFileSync(file, JSON.stringify(repro.desc));
+  try {
+    const r = spawnSync(process.execPath, [path.join(__dirname, '..', 'fuzz', 'schemas', 'batch.js'), '--version', repro.version,
+      '--path', repro.path, '--replay', file], { env: { ...process.env, ...PATHS[repro.path].env }, encoding: 'utf8' });
+    return JSON.parse(r.stdout.trim().split('\n').pop());
+  } finally {
+    fs.unlinkSync(file);
+  }
+}
+
 describe('npm run fuzz:schemas (short run)', function () {
   this.timeout(240000);
   let report;
@@ -34,7 +54,7 @@ describe('npm run fuzz:schemas (short run)', function () {
   });
 
   for (const [version, name] of VERSIONS) {
-    it(`finds no difference in ${COUNT} cases a path of protobufjs ${name} (bytes, errors, reads), on ${PATH_NAMES.join(', ')}`, () => {
+    it(`finds no difference in ${COUNT} cases a path of protobufjs ${name} (bytes, errors, reads), on ${PATH_NAMES.join(', ')}`, function () {
       for (const p of PATH_NAMES) {
         const r = report.runs[`${version} ${p}`];
         assert.strictEqual(r.cases, COUNT, `${p}: ran ${r.cases} of ${COUNT} cases`);
@@ -42,6 +62,12 @@ describe('npm run fuzz:schemas (short run)', function () {
       }
       const failures = report.fresh.filter((g) => g.version === version);
       assert.deepStrictEqual(failures.map((g) => `${g.kind} ${g.form}`), [], `failures:\n${format(report)}`);
+      const known = Object.entries(report.known).filter(([, k]) => k.versions[version]);
+      if (known.length > 0) {
+        console.log(`      protobufjs ${name}: KNOWN BUGS (fuzz/schemas/known-bugs.js), so not passing: ` +
+          `${known.map(([bug, k]) => `${bug} × ${k.versions[version]}`).join(', ')}`);
+        this.skip();
+      }
     });
   }
 
@@ -113,6 +139,16 @@ describe('the fuzz:schemas checker', function () {
     assert.deepStrictEqual([...new Set(r.fresh.map((g) => g.form))], ['after'], format(r));
     const g = r.fresh[0];
     assert.ok(g.verified && g.shrunk.size.messages === 1 && g.shrunk.size.types <= 3, format(r));
+  });
+
+  it('knows no bug that no longer fails: each entry of fuzz/schemas/known-bugs.js still reproduces', function () {
+    if (process.env.PROTOBUFJS_RUSTWRITER_COMPILED === '0') this.skip(); // they are the compiled encoders'
+    const stale = [];
+    for (const bug of KNOWN_BUGS) {
+      const message = replay(bug.repro);
+      if (message.known !== bug.bug) stale.push(`${bug.bug} (now: ${message.failure ? `${message.failure.kind} in ${message.failure.form}, ${message.known || 'unknown'}` : 'passes'})`);
+    }
+    assert.deepStrictEqual(stale, [], 'these known bugs no longer fail as listed: remove or update their entries in fuzz/schemas/known-bugs.js');
   });
 
   it('catches a crash of a batch process and names the case', async () => {

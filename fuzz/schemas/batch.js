@@ -3,7 +3,7 @@
 /**
  * One child process of `npm run fuzz:schemas`: runs cases (case.js) on one protobufjs version and
  * one path (fuzz/js/paths.js) and writes one JSON object a line to stdout for the parent
- * (run.js). Modes:
+ * (run.js): each failure, or only the id of a known bug's (known-bugs.js). Modes:
  *
  *   node fuzz/schemas/batch.js --version V --path P --seed S --count N   cases S … S+N-1
  *   node fuzz/schemas/batch.js --version V --path P --seeds a,b,…        a list of cases
@@ -35,6 +35,7 @@ const protobuf = require(version === '8' ? 'protobufjs' : 'protobufjs7');
 const { RustWriter, install, status, _testing } = require('../..');
 const { createRunner } = require('./check');
 const { generateCase } = require('./case');
+const { classify } = require('./known-bugs');
 
 if (RustWriter.native !== (route.env.PROTOBUFJS_RUSTWRITER === 'native')) {
   throw new Error(`fuzz:schemas: path ${args.path} wants the addon ${route.env.PROTOBUFJS_RUSTWRITER === 'native' ? 'loaded' : 'not loaded'}`);
@@ -127,10 +128,22 @@ function locate(failure) {
 /** In `--replay` and `--shrink`, a self-test fault applies to every case (the test of the shrinker). */
 const everywhere = args.fault === 'byte' || args.fault === 'read' ? args.fault : null;
 
+/**
+ * The known bug (known-bugs.js) a failure is, found by running variants of its case on a runner
+ * of their own.
+ * @param {object} failure Failure
+ * @returns {object|null} Known bug
+ */
+function knownBug(failure) {
+  const rerun = runner(everywhere);
+  return classify(failure, (desc) => rerun(desc));
+}
+
 if (args.replay) {
   const desc = JSON.parse(fs.readFileSync(args.replay, 'utf8'));
   const failure = runner(everywhere)(desc);
-  send({ type: 'replayed', failure: failure && locate(failure) });
+  const bug = failure && knownBug(failure);
+  send({ type: 'replayed', failure: failure && locate(failure), known: bug ? bug.bug : null });
 } else if (args.shrink) {
   const { shrink } = require('./shrink');
   const failure = JSON.parse(fs.readFileSync(args.shrink, 'utf8'));
@@ -181,7 +194,12 @@ function runBatch() {
     if (r !== run) for (const key of Object.keys(run.stats)) run.stats[key] += r.stats[key];
     if (failure !== null) {
       failures++;
-      send({ type: 'failure', failure: locate(failure) });
+      const bug = knownBug(failure);
+      if (bug !== null) {
+        send({ type: 'known', bug: bug.bug, seed, version, path: args.path, kind: failure.kind, form: failure.form });
+      } else {
+        send({ type: 'failure', failure: locate(failure) });
+      }
     } else {
       if (r.nonEmpty && clean.length < 10) clean.push(seed);
       if (r.topReads && reads.length < 10) reads.push(seed);

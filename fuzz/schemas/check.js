@@ -22,11 +22,12 @@
  *
  * The reference is `T.encode(m, new protobuf.BufferWriter())` (`encodeDelimited` the same) on a
  * second Root of the same schema: nothing either side caches is shared. Its writer is protobufjs
- * 8.8.1's for both versions (`refProtobuf`; run.js says why protobufjs 7's own is optional). The contract this relies
- * on, for today's `install()` (which only swaps `Writer.create`) and for the compiled encoders
- * of issue 24: an installed encoder defers to protobufjs's own generated encoder for any writer
- * that is not a RustWriter. Given an explicit `BufferWriter`, protobufjs never calls
- * `Writer.create`, so the reference never meets RustWriter.
+ * 8.8.1's for both versions (`refProtobuf`; run.js says why protobufjs 7's own is optional). The
+ * contract this relies on, for the encoders `install()` compiles per Type (lib/encoders/) and for
+ * `install()` without them (`PROTOBUFJS_RUSTWRITER_COMPILED=0`: only `Writer.create` swapped): an
+ * installed encoder defers to protobufjs's own generated encoder for any writer that is not a
+ * RustWriter. Given an explicit `BufferWriter`, protobufjs never calls `Writer.create`, so the
+ * reference never meets RustWriter.
  *
  * Note for anyone timing this: V8 shares feedback between functions of identical source, and the
  * two Roots generate identical encoders (/work/shared/reference/performance-facts.md section 6).

@@ -5,8 +5,10 @@
  * (case.js, from its seed) is a random schema (schema.js: proto2, proto3 or edition 2023, parsed
  * from `.proto` text or built with the reflection API) and random messages for it (message.js:
  * every JS form protobufjs's generated encoder accepts, getters and Proxies that log their reads);
- * check.js encodes each message as an app does after `install()` and with protobufjs's own
- * generated encoder and writer, and compares bytes, error classes and the logs of reads.
+ * check.js encodes each message as an app does after `install()` (with the encoders it compiles
+ * per Type, or with `PROTOBUFJS_RUSTWRITER_COMPILED=0` protobufjs's own writing through
+ * RustWriter) and with protobufjs's own generated encoder and writer, and compares bytes, error
+ * classes and the logs of reads.
  *
  *   npm run fuzz:schemas                         150 cases (about 1,100 messages) per version and path
  *   npm run fuzz:schemas -- --long               12,500 cases per version and path: 100,000 cases
@@ -26,10 +28,10 @@
  *
  * Cases run in batches in child processes (batch.js), `--jobs` at a time (2), so a crash or a hang
  * (no output for `--stall` seconds, 120) is caught; a batch reports each case done, so the case
- * is the next one, which is then run alone. Each new kind of failure (version, kind, form) is run again alone in a
- * fresh process, shrunk (shrink.js), checked again in a fresh process and printed as a runnable
- * script (render.js), also written to `target/fuzz-schemas/`. The exit code is 0 only if nothing
- * failed.
+ * is the next one, which is then run alone. A failure that is a known bug (known-bugs.js) is
+ * counted by its id. Each new kind of failure (version, kind, form) is run again alone in a fresh
+ * process, shrunk (shrink.js), checked again in a fresh process and printed as a runnable script
+ * (render.js), also written to `target/fuzz-schemas/`. The exit code is 0 only if nothing failed.
  */
 
 const fs = require('fs');
@@ -38,6 +40,7 @@ const path = require('path');
 const { spawn } = require('child_process');
 const { PATHS, PATH_NAMES } = require('../js/paths');
 const { render } = require('./render');
+const { KNOWN_BUGS } = require('./known-bugs');
 
 const BATCH = path.join(__dirname, 'batch.js');
 const OUT = path.join(__dirname, '..', '..', 'target', 'fuzz-schemas');
@@ -130,7 +133,8 @@ async function childWith(where, flag, value, more, options) {
  * Type whose encoder did not compile keeps protobufjs's), `clean` (the first cases of each batch that passed with
  * non-empty bytes), `reads` (those whose messages read top-level fields through user code)),
  * `failing` (how many cases failed), `fresh` (failures grouped by version, kind and form, each with
- * the first one's shrunk repro), `unstarted` (cases left when `minutes` were up), `ms`
+ * the first one's shrunk repro), `known` (per known bug of known-bugs.js: count, seeds, versions,
+ * paths), `unstarted` (cases left when `minutes` were up), `ms`
  */
 async function fuzz(o) {
   const options = {
@@ -148,6 +152,17 @@ async function fuzz(o) {
   }
   let failing = 0;
   const fresh = new Map();
+  const known = {};
+  /** Counts a known bug's failure (batch.js classifies them). */
+  const addKnown = (m) => {
+    failing++;
+    const bug = KNOWN_BUGS.find((b) => b.bug === m.bug);
+    const k = known[m.bug] || (known[m.bug] = { title: bug ? bug.title : '?', count: 0, seeds: [], versions: {}, paths: {} });
+    k.count++;
+    k.versions[m.version] = (k.versions[m.version] || 0) + 1;
+    k.paths[m.path] = (k.paths[m.path] || 0) + 1;
+    if (k.seeds.length < 5) k.seeds.push(`${m.version}:${m.path}:${m.seed} (${m.kind} in ${m.form})`);
+  };
   /** Records a failure, grouped by version, kind and form. */
   const addFailure = (f) => {
     failing++;
@@ -198,6 +213,7 @@ async function fuzz(o) {
       stall: options.stall, refWriter: options.refWriter,
       onLine(m) {
         if (m.type === 'failure') addFailure(m.failure);
+        if (m.type === 'known') addKnown(m);
         if (m.type === 'progress') {
           r.cases += m.done - done;
           r.messages += m.messages - doneMessages;
@@ -279,7 +295,7 @@ async function fuzz(o) {
     r.clean.sort((a, b) => a - b);
     r.reads.sort((a, b) => a - b);
   }
-  return { ms, runs, failing, fresh: [...fresh.values()], unstarted };
+  return { ms, runs, failing, fresh: [...fresh.values()], known, unstarted };
 }
 
 /**
@@ -349,6 +365,9 @@ function format(report) {
   }
   lines.push(`${report.failing} failing cases; ${(report.ms / 1000).toFixed(1)} s in all`);
   if (report.unstarted > 0) lines.push(`NOT RUN: ${report.unstarted.toLocaleString('en')} cases (--minutes was up)`);
+  for (const [bug, k] of Object.entries(report.known)) {
+    lines.push(`KNOWN BUG ${bug} (fuzz/schemas/known-bugs.js: ${k.title}): ${k.count} cases, e.g. ${k.seeds.join(', ')}`);
+  }
   for (const g of report.fresh) {
     lines.push('', `FAILURE: protobufjs ${version(g.version)}, ${g.kind}${g.form ? ` in ${g.form}` : ''}: ${g.count} cases, e.g. ${g.seeds.join(' ')}`);
     lines.push(`  ${g.first.message.slice(0, 600)}`);

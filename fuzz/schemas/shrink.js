@@ -60,7 +60,13 @@ function shrink(failure, run, options) {
   let progress = true;
   while (progress && Date.now() < deadline && tries < maxTries) {
     progress = false;
-    // into operations
+    // into runs, then their operations
+    for (let j = best.intos.length - 1; j >= 0; j--) {
+      if (j < best.intos.length) {
+        const intos = best.intos.filter((_, k) => k !== j);
+        if (attempt({ ...best, intos })) progress = true;
+      }
+    }
     for (let j = 0; j < best.intos.length; j++) {
       for (let o = 0; o < best.intos[j].ops.length;) {
         const intos = best.intos.map((x, k) => (k === j ? { ops: x.ops.filter((_, q) => q !== o) } : x));
@@ -72,7 +78,11 @@ function shrink(failure, run, options) {
     if (best.after) {
       for (const candidate of afterCandidates(best)) if (attempt(candidate)) progress = true;
     }
-    // messages beyond the failing one (into runs may use several)
+    // whole messages (a failure may need messages encoded before it: those stay)
+    for (let k = best.messages.length - 1; k >= 0 && best.messages.length > 1; k--) {
+      if (k < best.messages.length && attempt(withoutMessage(best, k))) progress = true;
+    }
+    // the values of the messages left
     for (let i = 0; i < best.messages.length; i++) {
       const value = best.messages[i].value;
       if (value.k === 'msg' && value.fields.length === 0 && !value.unknowns) continue;
@@ -138,6 +148,21 @@ function isolate(failure) {
     return { ...desc, messages: used.map((k) => desc.messages[k]), intos: [{ ops }] };
   }
   return null;
+}
+
+/**
+ * The case without message `k`: `into` operations that encode it go, later ones are renumbered.
+ * @param {object} desc Case
+ * @param {number} k Message
+ * @returns {object} Case
+ */
+function withoutMessage(desc, k) {
+  const encodes = (op) => ['start', 'encode', 'delimited', 'field', 'group'].includes(op[0]);
+  const intos = desc.intos.map((into) => ({
+    ops: into.ops.filter((op) => !encodes(op) || op[op.length - 1] !== k)
+      .map((op) => (encodes(op) && op[op.length - 1] > k ? [...op.slice(0, -1), op[op.length - 1] - 1] : op)),
+  }));
+  return { ...desc, messages: desc.messages.filter((_, q) => q !== k), intos };
 }
 
 /**
