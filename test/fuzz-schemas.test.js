@@ -4,8 +4,9 @@
  * `npm run fuzz:schemas`, short: seeded random schemas and messages (fuzz/schemas/) encoded after
  * `install()` and with protobufjs's own encoder and writer, on protobufjs 8.8.1 and 7.6.6 and on
  * the four paths of fuzz/js/paths.js, each in child processes; then the checker's own tests: a
- * corrupted subject byte, a subject that reads a getter once too often, a crashed and a hung batch
- * must each be caught with the case's seed, and a failure must shrink to a runnable script.
+ * corrupted subject byte, a subject that reads a getter once too often, encoders that miss a
+ * schema change, a crashed and a hung batch must each be caught with the case's seed, and a
+ * failure must shrink to a runnable script.
  * `FUZZ_SCHEMAS_COUNT` sets the cases per version and path.
  */
 
@@ -14,6 +15,7 @@ const { spawnSync } = require('child_process');
 const fs = require('fs');
 const path = require('path');
 const { fuzz, format } = require('../fuzz/schemas/run');
+const { KNOWN_BUGS } = require('../fuzz/schemas/known-bugs');
 const { PATH_NAMES, PATHS } = require('../fuzz/js/paths');
 
 const COUNT = Number(process.env.FUZZ_SCHEMAS_COUNT || 40);
@@ -24,6 +26,25 @@ const STALL = 2 * Number(process.env.RUSTWRITER_CROSS_TIMEOUT_FACTOR || 1);
 const quiet = { log: () => {}, write: false, jobs: JOBS, stall: 60, shrink: false };
 const VERSIONS = [['8', '8.8.1'], ['7', '7.6.6']];
 
+/**
+ * Runs one case description in a child process (fuzz/schemas/batch.js --replay).
+ * @param {{version: string, path: string, desc: object}} repro Version, path and case
+ * @returns {object} The batch's last message (`replayed`: `failure`, `known`)
+ */
+function replay(repro) {
+  const dir = path.join(__dirname, '..', 'target', 'fuzz-schemas');
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `replay-${process.pid}-${repro.desc.seed}.json`);
+  fs.writeFileSync(file, JSON.stringify(repro.desc));
+  try {
+    const r = spawnSync(process.execPath, [path.join(__dirname, '..', 'fuzz', 'schemas', 'batch.js'), '--version', repro.version,
+      '--path', repro.path, '--replay', file], { env: { ...process.env, ...PATHS[repro.path].env }, encoding: 'utf8' });
+    return JSON.parse(r.stdout.trim().split('\n').pop());
+  } finally {
+    fs.unlinkSync(file);
+  }
+}
+
 describe('npm run fuzz:schemas (short run)', function () {
   this.timeout(240000);
   let report;
@@ -33,7 +54,7 @@ describe('npm run fuzz:schemas (short run)', function () {
   });
 
   for (const [version, name] of VERSIONS) {
-    it(`finds no difference in ${COUNT} cases a path of protobufjs ${name} (bytes, errors, reads), on ${PATH_NAMES.join(', ')}`, () => {
+    it(`finds no difference in ${COUNT} cases a path of protobufjs ${name} (bytes, errors, reads), on ${PATH_NAMES.join(', ')}`, function () {
       for (const p of PATH_NAMES) {
         const r = report.runs[`${version} ${p}`];
         assert.strictEqual(r.cases, COUNT, `${p}: ran ${r.cases} of ${COUNT} cases`);
@@ -41,8 +62,22 @@ describe('npm run fuzz:schemas (short run)', function () {
       }
       const failures = report.fresh.filter((g) => g.version === version);
       assert.deepStrictEqual(failures.map((g) => `${g.kind} ${g.form}`), [], `failures:\n${format(report)}`);
+      const known = Object.entries(report.known).filter(([, k]) => k.versions[version]);
+      if (known.length > 0) {
+        console.log(`      protobufjs ${name}: KNOWN BUGS (fuzz/schemas/known-bugs.js), so not passing: ` +
+          `${known.map(([bug, k]) => `${bug} × ${k.versions[version]}`).join(', ')}`);
+        this.skip();
+      }
     });
   }
+
+  it('encodes the subject\'s messages with the compiled encoders install() gives every Type', function () {
+    if (process.env.PROTOBUFJS_RUSTWRITER_COMPILED === '0') this.skip();
+    for (const r of Object.values(report.runs)) {
+      assert.ok(r.compiled, `${r.version} ${r.path}: protobufjs's own generated encoders`);
+      assert.strictEqual(r.compileWarning, null, `${r.version} ${r.path}: ${r.compileWarning}`);
+    }
+  });
 
   it('sends long packed fields of protobufjs 8 to the addon on the native paths', function () {
     if (!require('..').RustWriter.native) this.skip();
@@ -96,6 +131,24 @@ describe('the fuzz:schemas checker', function () {
     const r = await faulted('read', reads[0]);
     assert.deepStrictEqual(r.fresh.map((g) => [g.kind, g.seeds[0]]), [['log', `8:native:${reads[0]}`]], format(r));
     assert.match(r.fresh[0].first.message, /user code ran differently/);
+  });
+
+  it('catches encoders that miss a schema change (code for a Type\'s first fields kept after Type#add, #remove), and shrinks one', async () => {
+    const r = await fuzz({ ...quiet, versions: ['8'], paths: ['native'], count: 40, fault: 'stale', shrink: true, shrinkSeconds: 5 });
+    assert.ok(r.failing > 0, format(r));
+    assert.deepStrictEqual([...new Set(r.fresh.map((g) => g.form))], ['after'], format(r));
+    const g = r.fresh[0];
+    assert.ok(g.verified && g.shrunk.size.messages === 1 && g.shrunk.size.types <= 3, format(r));
+  });
+
+  it('knows no bug that no longer fails: each entry of fuzz/schemas/known-bugs.js still reproduces', function () {
+    if (process.env.PROTOBUFJS_RUSTWRITER_COMPILED === '0') this.skip(); // they are the compiled encoders'
+    const stale = [];
+    for (const bug of KNOWN_BUGS) {
+      const message = replay(bug.repro);
+      if (message.known !== bug.bug) stale.push(`${bug.bug} (now: ${message.failure ? `${message.failure.kind} in ${message.failure.form}, ${message.known || 'unknown'}` : 'passes'})`);
+    }
+    assert.deepStrictEqual(stale, [], 'these known bugs no longer fail as listed: remove or update their entries in fuzz/schemas/known-bugs.js');
   });
 
   it('catches a crash of a batch process and names the case', async () => {

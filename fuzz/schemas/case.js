@@ -10,6 +10,12 @@
  *   and `protobuf.configure()`), `recursionLimit` (`protobuf.util.recursionLimit` for the case, or
  *   null: protobufjs's 100);
  * - `messages`: `{ type, value }` (full type name, `msg` description);
+ * - `after` (or null): a second pass, after every message was encoded once (so every Type was set
+ *   up, and an installed encoder compiled): fields `add`ed (`{ type, field, value }`: a scalar or
+ *   message field by the reflection API, the value top-level messages of that type then carry)
+ *   and `remove`d (`{ type, id }`) on both Roots (protobufjs drops the Type's generated encoder;
+ *   another Type's encoder that nests it must see the change), `util.recursionLimit` changed,
+ *   `customBuffer` switched; then every message is encoded again (form `after`);
  * - `intos`: `{ ops }`, each op one of `['start', k]` (the writer `T.encode(m_k)` returns, without
  *   a writer given), `['bytes', field, n, seed]`, `['fork', field]`, `['ldelim']`,
  *   `['encode', k]` (`T.encode(m_k, w)`), `['delimited', k]` (`T.encodeDelimited(m_k, w)`),
@@ -19,8 +25,8 @@
  */
 
 const { prng } = require('../../test/helpers');
-const { generateSchema } = require('./schema');
-const { generateMessages } = require('./message');
+const { generateSchema, SCALARS, pick } = require('./schema');
+const { generateMessages, Gen } = require('./message');
 
 /**
  * @param {number} seed Seed
@@ -38,7 +44,45 @@ function generateCase(seed) {
   const intos = [];
   const nInto = rng() < 0.5 ? 1 + rng.int(2) : 0;
   for (let j = 0; j < nInto; j++) intos.push({ ops: intoOps(rng, count) });
-  return { seed, schema, options, messages, intos };
+  const after = rng() < 0.2 ? makeAfter(rng, schema, options) : null;
+  return { seed, schema, options, messages, intos, after };
+}
+
+/**
+ * @param {function(): number} rng Generator
+ * @param {object} schema Schema
+ * @param {object} options The case's options (the second pass changes them)
+ * @returns {object} A second pass: fields added and removed, options changed
+ */
+function makeAfter(rng, schema, options) {
+  const types = schema.types.filter((t) => !t.group);
+  const after = { add: [], remove: [], recursionLimit: options.recursionLimit, customBuffer: options.customBuffer };
+  const n = 1 + rng.int(2);
+  for (let k = 0; k < n; k++) {
+    const t = pick(rng, types);
+    if (rng() < 0.6) {
+      const added = after.add.filter((a) => a.type === t.name).map((a) => a.field.id);
+      const extended = (schema.extensions || []).filter((e) => e.target === t.name).map((e) => e.field.id);
+      const ids = new Set([...t.fields.map((f) => f.id), ...added, ...extended]);
+      let id;
+      do id = 1 + rng.int(rng() < 0.7 ? 40 : 536870911); while (ids.has(id) || (id >= 19000 && id <= 19999));
+      const message = rng() < 0.3;
+      const field = {
+        id, name: `added_${id}`, kind: message ? 'message' : 'scalar',
+        type: message ? pick(rng, types).name : pick(rng, SCALARS), label: rng() < 0.3 ? 'repeated' : '',
+      };
+      const g = new Gen(rng, schema, { maxDepth: 1, budget: 10 });
+      const value = g.field(field, 0, { plain: false }, false) || { k: 'lit', v: 'null' };
+      after.add.push({ type: t.name, field, value });
+    } else {
+      const removed = (f) => after.remove.some((r) => r.type === t.name && r.id === f.id);
+      const removable = t.fields.filter((f) => !f.oneof && !removed(f));
+      if (removable.length > 0) after.remove.push({ type: t.name, id: pick(rng, removable).id });
+    }
+  }
+  if (rng() < 0.3) after.recursionLimit = rng() < 0.5 ? null : rng.int(4);
+  if (rng() < 0.1) after.customBuffer = !options.customBuffer;
+  return after;
 }
 
 /**

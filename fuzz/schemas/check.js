@@ -15,15 +15,19 @@
  * - that `encode(m, w)` returns `w`, and that the subject really wrote through a RustWriter.
  *
  * Forms: `encode` (subject `T.encode(m).finish()`), `delimited` (`T.encodeDelimited(m).finish()`),
- * and `into` (a writer that already holds bytes and open forks, with `encode`, `encodeDelimited`,
- * a message as a field or a group of another, and a writer first returned by `T.encode(m)`).
+ * `into` (a writer that already holds bytes and open forks, with `encode`, `encodeDelimited`,
+ * a message as a field or a group of another, and a writer first returned by `T.encode(m)`), and
+ * `after` (`encode` again once fields were added to and removed from set-up Types, and
+ * `util.recursionLimit` and `util.Buffer` changed: case.js `after`).
  *
  * The reference is `T.encode(m, new protobuf.BufferWriter())` (`encodeDelimited` the same) on a
- * second Root of the same schema: nothing either side caches is shared. The contract this relies
- * on, for today's `install()` (which only swaps `Writer.create`) and for the compiled encoders
- * of issue 24: an installed encoder defers to protobufjs's own generated encoder for any writer
- * that is not a RustWriter. Given an explicit `BufferWriter`, protobufjs never calls
- * `Writer.create`, so the reference never meets RustWriter.
+ * second Root of the same schema: nothing either side caches is shared. Its writer is protobufjs
+ * 8.8.1's for both versions (`refProtobuf`; run.js says why protobufjs 7's own is optional). The
+ * contract this relies on, for the encoders `install()` compiles per Type (lib/encoders/) and for
+ * `install()` without them (`PROTOBUFJS_RUSTWRITER_COMPILED=0`: only `Writer.create` swapped): an
+ * installed encoder defers to protobufjs's own generated encoder for any writer that is not a
+ * RustWriter. Given an explicit `BufferWriter`, protobufjs never calls `Writer.create`, so the
+ * reference never meets RustWriter.
  *
  * Note for anyone timing this: V8 shares feedback between functions of identical source, and the
  * two Roots generate identical encoders (/work/shared/reference/performance-facts.md section 6).
@@ -35,13 +39,17 @@ const { messagesOf } = require('./case');
 const { materialize, side, seededBytes, CustomBuffer } = require('./values');
 const { className } = require('../js/world');
 
+/** Forms, in the order a case runs them. */
+const FORMS = ['encode', 'delimited', 'into', 'after'];
+
 /** Failure kinds. */
 const KINDS = ['bytes', 'prototype', 'error', 'log', 'returned', 'harness', 'crash', 'hang'];
 
 /**
  * Makes a case runner for this process.
- * @param {object} env `protobuf` (the protobufjs module, installed), `RustWriter`, `version`
- * (`7` or `8`), `path` (name), `fault` (self-test: `byte` or `read`, or null)
+ * @param {object} env `protobuf` (the protobufjs module, installed), `refProtobuf` (the module whose
+ * `BufferWriter` the reference writes with; default `protobuf`), `RustWriter`, `version` (`7` or
+ * `8`), `path` (name), `fault` (self-test: `byte` or `read`, or null)
  * @returns {function(object): object|null} Runs a case description; returns a failure or null. Its
  * `stats` property counts `messages`, `comparisons`, `bytes`; after a run, `runCase.nonEmpty` says
  * whether the case compared some non-empty bytes, `runCase.topReads` whether a message read a
@@ -71,12 +79,7 @@ function createRunner(env) {
       return fail(desc, 'harness', null, 'schema', `protobufjs ${env.version} rejected the schema: ${err && err.stack}`);
     }
     try {
-      if (desc.options.customBuffer) {
-        for (const p of copies) {
-          p.util.Buffer = CustomBuffer;
-          p.configure();
-        }
-      }
+      setBuffer(desc.options.customBuffer);
       if (desc.options.recursionLimit !== null) util.recursionLimit = desc.options.recursionLimit;
       const faulty = { byte: env.fault === 'byte', read: env.fault === 'read' };
       for (let i = 0; i < desc.messages.length; i++) {
@@ -89,6 +92,15 @@ function createRunner(env) {
       for (let j = 0; j < desc.intos.length; j++) {
         const f = compare(desc, roots, 'into', null, j, faulty);
         if (f !== null) return f;
+      }
+      if (desc.after) {
+        for (const root of [roots.sub, roots.ref]) mutate(root, desc.after, protobuf);
+        setBuffer(desc.after.customBuffer);
+        util.recursionLimit = desc.after.recursionLimit === null ? saved.recursionLimit : desc.after.recursionLimit;
+        for (let i = 0; i < desc.messages.length; i++) {
+          const f = compare(desc, roots, 'after', i, null, faulty);
+          if (f !== null) return f;
+        }
       }
       return null;
     } catch (err) {
@@ -105,11 +117,26 @@ function createRunner(env) {
   }
 
   /**
+   * Sets `util.Buffer` of every protobufjs copy in play (and `configure()`s it) if it changes.
+   * @param {boolean} custom CustomBuffer, or Node's Buffer
+   * @returns {undefined}
+   */
+  function setBuffer(custom) {
+    for (const p of copies) {
+      const wanted = custom ? CustomBuffer : Buffer;
+      if (p.util.Buffer !== wanted) {
+        p.util.Buffer = wanted;
+        p.configure();
+      }
+    }
+  }
+
+  /**
    * Runs one form on both sides and compares.
    * @param {object} desc Case
    * @param {{sub: object, ref: object}} roots Roots
-   * @param {string} form `encode`, `delimited` or `into`
-   * @param {number|null} i Message (encode, delimited)
+   * @param {string} form `encode`, `delimited`, `into` or `after`
+   * @param {number|null} i Message (encode, delimited, after)
    * @param {number|null} j Into run
    * @param {{byte: boolean, read: boolean}} faulty Self-test faults still to inject
    * @returns {object|null} Failure
@@ -169,14 +196,17 @@ function createRunner(env) {
    */
   function run(desc, root, isRef, form, i, j, fault) {
     const out = { log: [] };
-    const s = side(isRef, root, protobuf, (line) => out.log.push(line));
+    const s = side(isRef, root, protobuf, (line) => out.log.push(line), GONE.get(root));
     const writer = () => (isRef ? new RefWriter() : RustWriter.create());
     const type = (k) => s.type(desc.messages[k].type);
     const ids = form === 'into' ? messagesOf(desc.intos[j].ops) : [i];
     const msgs = {};
     out.phase = 'build';
     try {
-      for (const k of ids) msgs[k] = materialize(desc.messages[k].value, s, form === 'into' ? `m${k}` : 'm', false);
+      for (const k of ids) {
+        const value = form === 'after' ? valueAfter(desc, k) : desc.messages[k].value;
+        msgs[k] = materialize(value, s, form === 'into' ? `m${k}` : 'm', false);
+      }
     } catch (err) {
       out.threw = className(err);
       out.message = err && err.message;
@@ -196,10 +226,10 @@ function createRunner(env) {
     };
     try {
       let result;
-      if (form === 'encode' || form === 'delimited') {
+      if (form === 'encode' || form === 'delimited' || form === 'after') {
         const w = isRef ? writer() : undefined;
         let got;
-        if (form === 'encode') got = encode(i, w);
+        if (form !== 'delimited') got = encode(i, w);
         else {
           if (fault === 'read') for (const field of type(i).fieldsArray) void msgs[i][field.name];
           got = isRef ? type(i).encodeDelimited(msgs[i], w) : type(i).encodeDelimited(msgs[i]);
@@ -226,6 +256,46 @@ function createRunner(env) {
     }
     return out;
   }
+}
+
+/** Per Root, the fields the second pass removed (`type id` → Field), so that messages may still set them. */
+const GONE = new WeakMap();
+
+/**
+ * The second pass's schema changes, on one Root (check.js `after`; case.js describes them).
+ * Standalone but for {@link GONE}: render.js copies it into repro scripts.
+ * @param {object} root Root
+ * @param {{add: object[], remove: object[]}} after Changes
+ * @param {object} protobuf Its protobufjs
+ * @returns {undefined}
+ */
+function mutate(root, after, protobuf) {
+  const gone = new Map();
+  for (const { type, field } of after.add) {
+    const ref = field.kind === 'message' ? `.${field.type}` : field.type;
+    root.lookupType(type).add(new protobuf.Field(field.name, field.id, ref, field.label === 'repeated' ? 'repeated' : undefined));
+  }
+  for (const { type, id } of after.remove) {
+    const T = root.lookupType(type);
+    const field = T.fieldsById[id];
+    if (field === undefined) continue;
+    gone.set(`${type} ${id}`, field);
+    T.remove(field);
+  }
+  if (typeof GONE !== 'undefined') GONE.set(root, gone);
+}
+
+/**
+ * Message k's value in the second pass: with the fields added to its type set.
+ * @param {object} desc Case
+ * @param {number} k Message
+ * @returns {object} `msg` description
+ */
+function valueAfter(desc, k) {
+  const value = desc.messages[k].value;
+  const added = desc.after.add.filter((a) => a.type === value.type);
+  if (value.k !== 'msg' || added.length === 0) return value;
+  return { ...value, fields: [...value.fields, ...added.map((a) => [a.field.id, a.value, 'own'])] };
 }
 
 /**
@@ -360,4 +430,4 @@ function diffAt(a, b) {
   return `; first difference at byte ${at >> 1}: subject ${around(a)}, protobufjs ${around(b)}`;
 }
 
-module.exports = { createRunner, runInto, KINDS };
+module.exports = { createRunner, runInto, mutate, valueAfter, KINDS, FORMS };

@@ -136,7 +136,9 @@ class Gen {
     }
     const inner = { plain: ctx.plain || mode === 'fromObject' || mode === 'decoded' };
     const d = { k: 'msg', type: typeName, mode, fields: [] };
-    const fields = type.fields;
+    // A type's own fields, then the extensions of it (messages set them under their full names).
+    const extensions = (this.schema.extensions || []).filter((e) => e.target === typeName);
+    const fields = type.fields.concat(extensions.map((e) => e.field));
     const fillers = fields.filter((f) => (f.type === 'bytes' || f.type === 'string') && f.kind === 'scalar');
     if (depth > 0 && fillers.length > 0 && this.chance(0.06)) {
       // One string or bytes field whose length makes this message exactly 127, 128, 16383 or 16384
@@ -155,7 +157,7 @@ class Gen {
       : undefined;
     const howMix = !inner.plain && this.chance(0.3);
     for (const f of fields) {
-      const oneofTaken = f.oneof && d.fields.some(([id]) => type.fields.find((g) => g.id === id).oneof === f.oneof);
+      const oneofTaken = f.oneof && d.fields.some(([id]) => fields.find((g) => g.id === id).oneof === f.oneof);
       let p = f === deepField ? 1 : f.label === 'required' || f.presence === 'LEGACY_REQUIRED' ? 0.97 : 0.55;
       if (oneofTaken) p = 0.1; // usually one member of a oneof; sometimes two (the encoder writes both)
       if (!this.chance(p)) {
@@ -188,7 +190,9 @@ class Gen {
    */
   unknown(type) {
     let id;
-    const taken = (n) => type.fields.some((f) => f.id === n) || (n >= 19000 && n <= 19999);
+    const extensions = (this.schema.extensions || []).filter((e) => e.target === type.name);
+    const taken = (n) => type.fields.some((f) => f.id === n) || extensions.some((e) => e.field.id === n) ||
+      (n >= 19000 && n <= 19999);
     do id = 1 + this.rng.int(this.chance(0.5) ? 30 : 536870911); while (taken(id));
     const wire = pick(this.rng, [0, 1, 2, 5]);
     const bytes = varint((id * 8 + wire));
@@ -524,4 +528,4 @@ function generateMessages(rng, schema, count) {
   return out;
 }
 
-module.exports = { generateMessages, indexSchema, implicit, varint, SCALARS };
+module.exports = { generateMessages, indexSchema, implicit, varint, Gen, SCALARS };

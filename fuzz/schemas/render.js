@@ -11,12 +11,13 @@
 
 const values = require('./values');
 const jsValues = require('../js/values');
-const { runInto } = require('./check');
+const { runInto, mutate, valueAfter } = require('./check');
 const { toProto, buildReflect, buildRoot } = require('./schema');
+const { messagesOf } = require('./case');
 
 /** Helpers a script may call, by name, with their source. */
 const HELPERS = {
-  mulberry: jsValues.mulberry, element: jsValues.element, runInto,
+  mulberry: jsValues.mulberry, element: jsValues.element, runInto, mutate, messagesOf,
   ...Object.fromEntries(['refBig', 'seededText', 'seededBytes', 'seededElements', 'loggingObject', 'loggingArray',
     'setProperty', 'bytesForm', 'big', 'longLike', 'conv', 'array', 'seeded', 'typed', 'map', 'object']
     .map((name) => [name, values[name]])),
@@ -31,18 +32,30 @@ const HELPERS = {
 function render(desc, info) {
   const protobuf = require(info.version === '8' ? 'protobufjs' : 'protobufjs7');
   const root = buildRoot(protobuf, desc.schema);
-  const r = new Renderer(root);
-  const makers = desc.messages.map((m, k) => `function message${k}(s, p) { // ${m.type}\n  return ${r.expr(m.value, false, '  ')};\n}`).join('\n\n');
+  const added = new Map(desc.after ? desc.after.add.map((a) => [`${a.type} ${a.field.id}`, a.field]) : []);
+  const r = new Renderer(root, added);
+  const maker = (name, value, type) => `function ${name}(s, p) { // ${type}\n  return ${r.expr(value, false, '  ')};\n}`;
+  let makers = desc.messages.map((m, k) => maker(`message${k}`, m.value, m.type)).join('\n\n');
   const schema = desc.schema.build === 'parse'
     ? `const PROTO = ${template(toProto(desc.schema))};\n\n/** The schema's Root, as the fuzzer builds it. */\nfunction makeRoot() {\n  const root = protobuf.parse(PROTO, new protobuf.Root(), { keepCase: ${desc.schema.keepCase} }).root;\n${desc.schema.resolveAll ? '  root.resolveAll();\n' : ''}  return root;\n}`
     : `// Built with protobufjs's reflection API (its field names are not all .proto identifiers); as .proto-like text:\n${toProto(desc.schema).trim().split('\n').map((l) => `//   ${l}`).join('\n')}\nconst SCHEMA = ${JSON.stringify(desc.schema)};\n${buildReflect.toString()}\n\n/** The schema's Root, as the fuzzer builds it. */\nfunction makeRoot() {\n  const root = buildReflect(protobuf, SCHEMA);\n${desc.schema.resolveAll ? '  root.resolveAll();\n' : ''}  return root;\n}`;
-  const form = info.form === 'into' ? 'into' : info.form || 'encode';
+  const form = info.form || 'encode';
   const index = info.at && info.at.message !== null && info.at.message !== undefined ? info.at.message : 0;
   const j = info.at && info.at.into !== null && info.at.into !== undefined ? info.at.into : 0;
-  const into = desc.intos[j];
-  const body = `${schema}\n\n${makers}\n\nconst MESSAGES = [${desc.messages.map((m, k) => `['${m.type}', message${k}]`).join(', ')}];\n` +
-    (form === 'into' ? `const OPS = ${JSON.stringify(into.ops)};\n` : '') +
-    `\n${runner(desc, form, index)}`;
+  const seconds = desc.messages.map((m, k) => {
+    if (!desc.after) return null;
+    const value = valueAfter(desc, k);
+    if (value === m.value) return null;
+    makers += `\n\n/** Message ${k} in the second pass, with the fields added to its type. */\n${maker(`messageAfter${k}`, value, m.type)}`;
+    return `messageAfter${k}`;
+  });
+  const list = desc.messages.map((m, k) => `  ['${m.type}', message${k}${seconds[k] ? `, ${seconds[k]}` : ''}],`).join('\n');
+  const steps = stepsTo(desc, form, form === 'into' ? j : index);
+  const body = `${schema}\n\n${makers}\n\n/** Each message: its type, how it is made, and how in the second pass if that differs. */\nconst MESSAGES = [\n${list}\n];\n` +
+    (desc.intos.length && steps.some(([f]) => f === 'into') ? `/** The operations of the into runs (fuzz/schemas/case.js). */\nconst INTOS = ${JSON.stringify(desc.intos.map((x) => x.ops))};\n` : '') +
+    (desc.after && steps.some(([f]) => f === 'mutate') ? `/** The second pass's schema changes. */\nconst AFTER = ${JSON.stringify({ add: desc.after.add.map((x) => ({ type: x.type, field: x.field })), remove: desc.after.remove })};\n` : '') +
+    `/**\n * What the fuzzer ran on each side, in its order, up to the comparison that failed (the last):\n * only the last one's output and reads are printed.\n */\nconst STEPS = ${JSON.stringify(steps)};\n` +
+    `\n${runner(desc)}`;
   const used = helpersUsed(body);
   const pathOptions = JSON.stringify(info.options || {});
   const ref7 = info.version === '7' && info.refWriter !== 'own';
@@ -58,7 +71,7 @@ const { RustWriter, install, _testing } = require('protobufjs-rustwriter');
 
 _testing.configure(${pathOptions});
 install(protobuf); // the subject: Type.encode(m) as an app runs it
-${used.includes('bytesForm') || desc.options.customBuffer ? `\n${values.CustomBuffer.toString()}\n` : ''}
+${used.includes('bytesForm') || desc.options.customBuffer || (desc.after && desc.after.customBuffer) ? `\n${values.CustomBuffer.toString()}\n` : ''}
 ${used.map((name) => HELPERS[name].toString()).join('\n\n')}
 
 ${body}
@@ -73,55 +86,100 @@ console.log(a.out === b.out && a.log.length === b.log.length && k < 0 ? 'same' :
 }
 
 /**
- * The script's `run(ref)`: one side's build and encode of the failing form.
+ * The steps check.js runs for a case, up to and including the one that failed: `encode` and
+ * `delimited` of each message, each `into` run, then (with a second pass) `mutate` and `after` of
+ * each message.
  * @param {object} desc Case
- * @param {string} form Form
- * @param {number} index Message (encode, delimited)
+ * @param {string} form The failing form
+ * @param {number} at Its message (or `into` run)
+ * @returns {Array<Array<string|number>>} Steps
+ */
+function stepsTo(desc, form, at) {
+  const steps = [];
+  for (let k = 0; k < desc.messages.length; k++) {
+    steps.push(['encode', k]);
+    if (form === 'encode' && k === at) return steps;
+    steps.push(['delimited', k]);
+    if (form === 'delimited' && k === at) return steps;
+  }
+  for (let k = 0; k < desc.intos.length; k++) {
+    steps.push(['into', k]);
+    if (form === 'into' && k === at) return steps;
+  }
+  if (desc.after) {
+    steps.push(['mutate']);
+    for (let k = 0; k < desc.messages.length; k++) {
+      steps.push(['after', k]);
+      if (form === 'after' && k === at) return steps;
+    }
+  }
+  return steps;
+}
+
+/**
+ * The script's `run(ref)`: one side's run of the steps.
+ * @param {object} desc Case
  * @returns {string} Source
  */
-function runner(desc, form, index) {
-  const setup = [];
-  const restore = [];
-  if (desc.options.customBuffer) {
-    setup.push('for (const p of new Set([protobuf, refProtobuf])) { p.util.Buffer = CustomBuffer; p.configure(); }');
-    restore.push('for (const p of new Set([protobuf, refProtobuf])) { p.util.Buffer = Buffer; p.configure(); }');
-  }
-  if (desc.options.recursionLimit !== null) {
-    setup.push(`const limit = protobuf.util.recursionLimit;\n  protobuf.util.recursionLimit = ${desc.options.recursionLimit};`);
-    restore.push('protobuf.util.recursionLimit = limit;');
-  }
-  let encode;
-  if (form === 'into') {
-    encode = `    const writer = () => (ref ? new refProtobuf.BufferWriter() : RustWriter.create());
-    const type = (k) => s.type(MESSAGES[k][0]);
-    const encode = (k, w) => (ref || w !== undefined ? type(k).encode(msgs[k], w === undefined ? writer() : w) : type(k).encode(msgs[k]));
-    const result = runInto(OPS, ref, writer, type, msgs, encode, {});`;
-  } else {
-    const call = form === 'delimited' ? 'encodeDelimited' : 'encode';
-    encode = `    const T = s.type(MESSAGES[${index}][0]);
-    const w = ref ? T.${call}(msgs[${index}], new refProtobuf.BufferWriter()) : T.${call}(msgs[${index}]);
-    phase = \`\${w.constructor.name}.finish\`;
-    const result = w.finish();`;
+function runner(desc) {
+  const setup = ['const limit = protobuf.util.recursionLimit;'];
+  const restore = ['protobuf.util.recursionLimit = limit;'];
+  const buffer = (custom) => `for (const p of new Set([protobuf, refProtobuf])) { p.util.Buffer = ${custom ? 'CustomBuffer' : 'Buffer'}; p.configure(); }`;
+  if (desc.options.customBuffer) setup.push(buffer(true));
+  if (desc.options.recursionLimit !== null) setup.push(`protobuf.util.recursionLimit = ${desc.options.recursionLimit};`);
+  if (desc.options.customBuffer || (desc.after && desc.after.customBuffer)) restore.push(buffer(false));
+  const changes = [];
+  if (desc.after) {
+    if (desc.after.customBuffer !== desc.options.customBuffer) changes.push(buffer(desc.after.customBuffer));
+    if (desc.after.recursionLimit !== desc.options.recursionLimit) {
+      changes.push(`protobuf.util.recursionLimit = ${desc.after.recursionLimit === null ? 'limit' : desc.after.recursionLimit};`);
+    }
   }
   return `/**
- * One side: the messages built (from the side's own Root), then encoded.
+ * One side: a Root of its own, the steps, and what the last one gave.
  * @param {boolean} ref Whether this is the reference (protobufjs's encoder and writer)
- * @returns {{out: string, log: string[]}} What it gave, and the reads user code saw
+ * @returns {{out: string, log: string[]}} What the last step gave, and the reads user code saw in it
  */
 function run(ref) {
   const root = makeRoot();
   const log = [];
   const s = { ref, log: (line) => log.push(line), type: (name) => root.lookupType(name), protobuf };
+  const writer = () => (ref ? new refProtobuf.BufferWriter() : RustWriter.create());
+  const type = (k) => s.type(MESSAGES[k][0]);
   ${setup.join('\n  ')}
-  let phase = 'building the messages';
   try {
-    const msgs = MESSAGES.map(([, make], k) => make(s, ${form === 'into' ? '`m${k}`' : "'m'"}));
-    phase = 'encoding';
-${encode}
-    return { out: \`\${Buffer.from(result.buffer, result.byteOffset, result.length).toString('hex') || '(empty)'} (\${result.length} bytes, a \${Object.getPrototypeOf(result).constructor.name})\`, log };
-  } catch (err) {
-    return { out: \`threw \${err && err.constructor && err.constructor.name} while \${phase}: \${err && err.message}\`, log };
-  }${restore.length ? ` finally {\n    ${restore.join('\n    ')}\n  }` : ''}
+    let out = null;
+    STEPS.forEach(([form, k], n) => {
+      const last = n === STEPS.length - 1;
+      log.length = 0;
+      let phase = 'building the message';
+      try {
+        if (form === 'mutate') {
+          // the second pass's changes, on this side's Root${changes.length ? ', and its options' : ''}
+          mutate(root, AFTER, protobuf);${changes.map((c) => `\n          ${c}`).join('')}
+          return;
+        }
+        const msgs = {};
+        const ids = form === 'into' ? messagesOf(INTOS[k]) : [k];
+        for (const i of ids) msgs[i] = (form === 'after' && MESSAGES[i][2] ? MESSAGES[i][2] : MESSAGES[i][1])(s, form === 'into' ? \`m\${i}\` : 'm');
+        phase = 'encoding';
+        let result;
+        if (form === 'into') {
+          const encode = (i, w) => (ref || w !== undefined ? type(i).encode(msgs[i], w === undefined ? writer() : w) : type(i).encode(msgs[i]));
+          result = runInto(INTOS[k], ref, writer, type, msgs, encode, {});
+        } else {
+          const call = form === 'delimited' ? 'encodeDelimited' : 'encode';
+          result = (ref ? type(k)[call](msgs[k], writer()) : type(k)[call](msgs[k])).finish();
+        }
+        if (last) out = \`\${Buffer.from(result.buffer, result.byteOffset, result.length).toString('hex') || '(empty)'} (\${result.length} bytes, a \${Object.getPrototypeOf(result).constructor.name})\`;
+      } catch (err) {
+        if (last) out = \`threw \${err && err.constructor && err.constructor.name} while \${phase}: \${err && err.message}\`;
+      }
+    });
+    return { out, log };
+  } finally {
+    ${restore.join('\n    ')}
+  }
 }
 `;
 }
@@ -168,9 +226,11 @@ function helpersUsed(body) {
 class Renderer {
   /**
    * @param {object} root A Root of the schema (for field names)
+   * @param {Map<string, object>} added Fields the second pass adds (`type id` → field description)
    */
-  constructor(root) {
+  constructor(root, added) {
     this.root = root;
+    this.added = added;
   }
 
   /**
@@ -222,7 +282,7 @@ class Renderer {
       case 'msg': {
         const T = this.root.lookupType(d.type);
         const entries = d.fields.map(([id, vd, how]) => {
-          const field = T.fieldsById[id];
+          const field = T.fieldsById[id] || this.added.get(`${d.type} ${id}`);
           const name = field ? field.name : `?${id}`;
           const wide = field ? values.LONG_TYPES.has(field.type) : false;
           const make = vd.k === 'vol' && how === 'getter' ? `[${vd.seq.map((e) => thunk(e, wide)).join(', ')}]` : thunk(vd, wide);

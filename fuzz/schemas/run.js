@@ -5,8 +5,10 @@
  * (case.js, from its seed) is a random schema (schema.js: proto2, proto3 or edition 2023, parsed
  * from `.proto` text or built with the reflection API) and random messages for it (message.js:
  * every JS form protobufjs's generated encoder accepts, getters and Proxies that log their reads);
- * check.js encodes each message as an app does after `install()` and with protobufjs's own
- * generated encoder and writer, and compares bytes, error classes and the logs of reads.
+ * check.js encodes each message as an app does after `install()` (with the encoders it compiles
+ * per Type, or with `PROTOBUFJS_RUSTWRITER_COMPILED=0` protobufjs's own writing through
+ * RustWriter) and with protobufjs's own generated encoder and writer, and compares bytes, error
+ * classes and the logs of reads.
  *
  *   npm run fuzz:schemas                         150 cases (about 1,100 messages) per version and path
  *   npm run fuzz:schemas -- --long               12,500 cases per version and path: 100,000 cases
@@ -26,10 +28,10 @@
  *
  * Cases run in batches in child processes (batch.js), `--jobs` at a time (2), so a crash or a hang
  * (no output for `--stall` seconds, 120) is caught; a batch reports each case done, so the case
- * is the next one, which is then run alone. Each new kind of failure (version, kind, form) is run again alone in a
- * fresh process, shrunk (shrink.js), checked again in a fresh process and printed as a runnable
- * script (render.js), also written to `target/fuzz-schemas/`. The exit code is 0 only if nothing
- * failed.
+ * is the next one, which is then run alone. A failure that is a known bug (known-bugs.js) is
+ * counted by its id. Each new kind of failure (version, kind, form) is run again alone in a fresh
+ * process, shrunk (shrink.js), checked again in a fresh process and printed as a runnable script
+ * (render.js), also written to `target/fuzz-schemas/`. The exit code is 0 only if nothing failed.
  */
 
 const fs = require('fs');
@@ -38,6 +40,7 @@ const path = require('path');
 const { spawn } = require('child_process');
 const { PATHS, PATH_NAMES } = require('../js/paths');
 const { render } = require('./render');
+const { KNOWN_BUGS } = require('./known-bugs');
 
 const BATCH = path.join(__dirname, 'batch.js');
 const OUT = path.join(__dirname, '..', '..', 'target', 'fuzz-schemas');
@@ -126,10 +129,12 @@ async function childWith(where, flag, value, more, options) {
  * `write` (whether to write repro scripts to target/fuzz-schemas)
  * @returns {Promise<object>} Report: `runs` (per `version path`: cases, messages, comparisons,
  * threw, bytes, ms, cpuMs, maxRSS, nativeCalls (of RustWriter's addon: its subject's long packed
- * fields), `clean` (the first cases of each batch that passed with
+ * fields), `compiled` (whether the subject's Types had compiled encoders), `compileWarning` (a
+ * Type whose encoder did not compile keeps protobufjs's), `clean` (the first cases of each batch that passed with
  * non-empty bytes), `reads` (those whose messages read top-level fields through user code)),
  * `failing` (how many cases failed), `fresh` (failures grouped by version, kind and form, each with
- * the first one's shrunk repro), `unstarted` (cases left when `minutes` were up), `ms`
+ * the first one's shrunk repro), `known` (per known bug of known-bugs.js: count, seeds, versions,
+ * paths), `unstarted` (cases left when `minutes` were up), `ms`
  */
 async function fuzz(o) {
   const options = {
@@ -141,12 +146,23 @@ async function fuzz(o) {
     for (const p of options.paths) {
       runs[`${version} ${p}`] = {
         version, path: p, cases: 0, messages: 0, comparisons: 0, threw: 0, bytes: 0, ms: 0, cpuMs: 0, maxRSS: 0,
-        nativeCalls: 0, clean: [], reads: [],
+        nativeCalls: 0, compiled: null, compileWarning: null, clean: [], reads: [],
       };
     }
   }
   let failing = 0;
   const fresh = new Map();
+  const known = {};
+  /** Counts a known bug's failure (batch.js classifies them). */
+  const addKnown = (m) => {
+    failing++;
+    const bug = KNOWN_BUGS.find((b) => b.bug === m.bug);
+    const k = known[m.bug] || (known[m.bug] = { title: bug ? bug.title : '?', count: 0, seeds: [], versions: {}, paths: {} });
+    k.count++;
+    k.versions[m.version] = (k.versions[m.version] || 0) + 1;
+    k.paths[m.path] = (k.paths[m.path] || 0) + 1;
+    if (k.seeds.length < 5) k.seeds.push(`${m.version}:${m.path}:${m.seed} (${m.kind} in ${m.form})`);
+  };
   /** Records a failure, grouped by version, kind and form. */
   const addFailure = (f) => {
     failing++;
@@ -180,7 +196,8 @@ async function fuzz(o) {
     options.log(`fuzz:schemas ${((Date.now() - started) / 1000).toFixed(0)} s: ${cases} of ${options.count * Object.keys(runs).length} cases, ${messages} messages; ${failing} failing`);
   };
   const extra = [];
-  if (options.fault) extra.push('--fault', options.fault, '--fault-seed', String(options.faultSeed));
+  if (options.fault) extra.push('--fault', options.fault);
+  if (options.faultSeed !== undefined) extra.push('--fault-seed', String(options.faultSeed));
 
   /**
    * Runs one batch; on a crash or a hang, finds the case and queues the rest.
@@ -196,6 +213,7 @@ async function fuzz(o) {
       stall: options.stall, refWriter: options.refWriter,
       onLine(m) {
         if (m.type === 'failure') addFailure(m.failure);
+        if (m.type === 'known') addKnown(m);
         if (m.type === 'progress') {
           r.cases += m.done - done;
           r.messages += m.messages - doneMessages;
@@ -216,6 +234,8 @@ async function fuzz(o) {
       r.cpuMs += end.cpuMs;
       r.maxRSS = Math.max(r.maxRSS, end.maxRSS);
       r.nativeCalls += end.nativeCalls;
+      r.compiled = end.compiled;
+      if (end.compileWarning && !r.compileWarning) r.compileWarning = end.compileWarning;
       r.clean.push(...end.clean);
       r.reads.push(...end.reads);
     } else {
@@ -275,7 +295,7 @@ async function fuzz(o) {
     r.clean.sort((a, b) => a - b);
     r.reads.sort((a, b) => a - b);
   }
-  return { ms, runs, failing, fresh: [...fresh.values()], unstarted };
+  return { ms, runs, failing, fresh: [...fresh.values()], known, unstarted };
 }
 
 /**
@@ -290,7 +310,7 @@ async function investigate(g, options) {
   const where = { version: f.version, path: f.path };
   const opts = { stall: options.stall, refWriter: options.refWriter };
   // Self-tests: the fault applies to every case the children run, so that the shrinker has a failure to keep.
-  const fault = options.fault === 'byte' || options.fault === 'read' ? ['--fault', options.fault] : [];
+  const fault = ['byte', 'read', 'stale'].includes(options.fault) ? ['--fault', options.fault] : [];
   let desc = f.desc;
   let shrunkFailure = f;
   if (f.kind === 'crash' || f.kind === 'hang') {
@@ -339,10 +359,15 @@ function format(report) {
     lines.push(`protobufjs ${version(r.version)}, ${r.path}: ${r.cases.toLocaleString('en')} cases, ` +
       `${r.messages.toLocaleString('en')} messages (${r.comparisons.toLocaleString('en')} comparisons, ${r.threw.toLocaleString('en')} of them a thrown error on both sides, ` +
       `${(r.bytes / 2 ** 20).toFixed(1)} MiB compared, ${r.nativeCalls.toLocaleString('en')} native calls) in ${(r.ms / 1000).toFixed(1)} s of child time, ` +
-      `${Math.round(r.messages / (r.cpuMs / 1000 || 1)).toLocaleString('en')} messages per CPU second, peak RSS ${(r.maxRSS / 2 ** 20).toFixed(0)} MiB`);
+      `${Math.round(r.messages / (r.cpuMs / 1000 || 1)).toLocaleString('en')} messages per CPU second, peak RSS ${(r.maxRSS / 2 ** 20).toFixed(0)} MiB; ` +
+      `${r.compiled ? 'compiled encoders' : "protobufjs's generated encoders"} on the subject's side`);
+    if (r.compileWarning) lines.push(`  a Type kept protobufjs's encoder: ${r.compileWarning}`);
   }
   lines.push(`${report.failing} failing cases; ${(report.ms / 1000).toFixed(1)} s in all`);
   if (report.unstarted > 0) lines.push(`NOT RUN: ${report.unstarted.toLocaleString('en')} cases (--minutes was up)`);
+  for (const [bug, k] of Object.entries(report.known)) {
+    lines.push(`KNOWN BUG ${bug} (fuzz/schemas/known-bugs.js: ${k.title}): ${k.count} cases, e.g. ${k.seeds.join(', ')}`);
+  }
   for (const g of report.fresh) {
     lines.push('', `FAILURE: protobufjs ${version(g.version)}, ${g.kind}${g.form ? ` in ${g.form}` : ''}: ${g.count} cases, e.g. ${g.seeds.join(' ')}`);
     lines.push(`  ${g.first.message.slice(0, 600)}`);

@@ -6,7 +6,7 @@
  * ({@link toProto}), or calls to protobufjs's reflection API ({@link buildReflect}), which also
  * allows field names no `.proto` can spell.
  *
- * A schema is `{ syntax, build, keepCase, resolveAll, fileFeatures, enums, types }`:
+ * A schema is `{ syntax, build, keepCase, resolveAll, fileFeatures, enums, types, extensions }`:
  * - `syntax`: `proto2`, `proto3` or `2023` (`edition = "2023"`; protobufjs 8.8.1 resolves its
  *   features; 7.6.6 parses it and applies what it applies: the reference is its own encoder);
  * - `build`: `parse` or `reflect` (reflection types are proto2 in both versions: explicit presence);
@@ -16,16 +16,20 @@
  * - `fileFeatures` (2023): file-wide `field_presence` and `repeated_field_encoding`;
  * - `enums`: `{ name, values: [[name, number]], alias, closed }`, all in package `fz`;
  * - `types`: `{ name, parent, group, fields, oneofs }`: full names (`fz.T0`, `fz.T0.N1`), a nested
- *   type's `parent`, `group` for the body of a proto2 group field (declared inline by it).
+ *   type's `parent`, `group` for the body of a proto2 group field (declared inline by it);
+ * - `extensions` (proto2, parsed): `{ target, scope, field }`, a field of type `target` declared in
+ *   an `extend` block at file scope (`scope` null) or inside type `scope`.
  *
  * A field is `{ id, name, kind, type, keyType, label, packed, dflt, presence, expanded,
- * delimited, oneof }`: `kind` `scalar`, `enum`, `message`, `group` (proto2 group) or `map`;
+ * delimited, oneof, valueKind, proto3Optional }`: `kind` `scalar`, `enum`, `message`, `group`
+ * (proto2 group) or `map` (`valueKind` `scalar`, `enum` or `message`);
  * `type` a scalar name or a full type/enum name (the map's value type for maps); `label`
  * `required`, `optional`, `repeated` or `''` (proto3 implicit presence, map, oneof member,
  * 2023's unlabelled); `packed` an explicit `[packed=…]`; `dflt` an explicit `[default=…]`
  * (`{ v }`, the value as JSON, enums by name); for 2023 `presence` (`EXPLICIT`, `IMPLICIT`,
  * `LEGACY_REQUIRED`), `expanded` (`repeated_field_encoding = EXPANDED`), `delimited`
- * (`message_encoding = DELIMITED`); `oneof` its oneof's name.
+ * (`message_encoding = DELIMITED`); `oneof` its oneof's name; `proto3Optional` for proto3's
+ * `optional`.
  */
 
 const PKG = 'fz';
@@ -62,6 +66,7 @@ function generateSchema(rng, o = {}) {
     fileFeatures: null,
     enums: [],
     types: [],
+    extensions: [],
   };
   if (syntax === '2023' && rng() < 0.4) {
     schema.fileFeatures = {
@@ -80,7 +85,33 @@ function generateSchema(rng, o = {}) {
   }
   // Fields last: any type may refer to any other, itself included (recursion).
   for (const type of schema.types.slice()) fillType(rng, schema, type);
+  if (syntax === 'proto2' && build === 'parse' && rng() < 0.35) addExtensions(rng, schema);
   return schema;
+}
+
+/**
+ * proto2 extensions: fields declared by `extend` (at file scope or inside another message) that
+ * protobufjs adds to the extended type under their full name (`.fz.ext_0_100`, `.fz.T1.ext_1_7`),
+ * which `util.safeProp` must quote; the extended type declares their numbers with `extensions`.
+ * @param {function(): number} rng Generator
+ * @param {object} schema Schema (gets `extensions`: `{ target, scope, field }`)
+ * @returns {undefined}
+ */
+function addExtensions(rng, schema) {
+  const messages = schema.types.filter((t) => !t.group);
+  const n = 1 + rng.int(3);
+  for (let k = 0; k < n; k++) {
+    const target = pick(rng, messages);
+    const extended = schema.extensions.filter((e) => e.target === target.name).map((e) => e.field.id);
+    const ids = new Set([...target.fields.map((f) => f.id), ...extended]);
+    const id = fieldId(rng, ids);
+    const x = rng();
+    const kind = x < 0.65 || (x < 0.8 && !schema.enums.length) ? 'scalar' : x < 0.8 ? 'enum' : 'message';
+    const type = kind === 'scalar' ? pick(rng, SCALARS) : kind === 'enum' ? pick(rng, schema.enums).name : pick(rng, messages).name;
+    const field = { id, name: `ext_${k}_${id}`, kind, type, label: rng() < 0.3 ? 'repeated' : 'optional' };
+    if (field.label === 'repeated' && kind !== 'message' && PACKABLE.has(type) && rng() < 0.5) field.packed = rng() < 0.6;
+    schema.extensions.push({ target: target.name, scope: rng() < 0.3 ? pick(rng, messages).name : null, field });
+  }
 }
 
 /**
@@ -330,6 +361,7 @@ function toProto(schema) {
   }
   for (const e of schema.enums) lines.push(...enumText(schema, e, ''));
   for (const t of schema.types) if (t.parent === null) lines.push(...typeText(schema, t, ''));
+  lines.push(...extendText(schema, null, ''));
   return `${lines.join('\n')}\n`;
 }
 
@@ -383,6 +415,24 @@ function bodyText(schema, t, indent) {
     }
   }
   for (const n of schema.types) if (n.parent === t.name && !n.group) lines.push(...typeText(schema, n, indent));
+  const ranges = (schema.extensions || []).filter((e) => e.target === t.name).map((e) => e.field.id);
+  if (ranges.length) lines.push(`${indent}extensions ${ranges.join(', ')};`);
+  lines.push(...extendText(schema, t.name, indent));
+  return lines;
+}
+
+/**
+ * The `extend` blocks declared in a scope.
+ * @param {object} schema Schema
+ * @param {string|null} scope Type declaring them, or null for the file
+ * @param {string} indent Indentation
+ * @returns {string[]} Lines
+ */
+function extendText(schema, scope, indent) {
+  const lines = [];
+  for (const e of (schema.extensions || []).filter((x) => x.scope === scope)) {
+    lines.push(`${indent}extend .${e.target} {`, ...fieldText(schema, e.field, `${indent}  `), `${indent}}`);
+  }
   return lines;
 }
 

@@ -48,9 +48,10 @@ function shrink(failure, run, options) {
   };
   const original = size(failure.desc);
 
-  // The failing item alone.
+  // The failing item alone, without the second pass where it failed before it.
   const cut = isolate(failure);
   if (cut !== null) attempt(cut);
+  if (best.after && failure.form !== 'after') attempt({ ...best, after: null });
   for (const options2 of [{ customBuffer: false }, { recursionLimit: null }]) {
     const key = Object.keys(options2)[0];
     if (best.options[key] !== options2[key]) attempt({ ...best, options: { ...best.options, ...options2 } });
@@ -59,7 +60,13 @@ function shrink(failure, run, options) {
   let progress = true;
   while (progress && Date.now() < deadline && tries < maxTries) {
     progress = false;
-    // into operations
+    // into runs, then their operations
+    for (let j = best.intos.length - 1; j >= 0; j--) {
+      if (j < best.intos.length) {
+        const intos = best.intos.filter((_, k) => k !== j);
+        if (attempt({ ...best, intos })) progress = true;
+      }
+    }
     for (let j = 0; j < best.intos.length; j++) {
       for (let o = 0; o < best.intos[j].ops.length;) {
         const intos = best.intos.map((x, k) => (k === j ? { ops: x.ops.filter((_, q) => q !== o) } : x));
@@ -67,7 +74,15 @@ function shrink(failure, run, options) {
         else o++;
       }
     }
-    // messages beyond the failing one (into runs may use several)
+    // the second pass: fewer changes, none of its option changes, plain values for added fields
+    if (best.after) {
+      for (const candidate of afterCandidates(best)) if (attempt(candidate)) progress = true;
+    }
+    // whole messages (a failure may need messages encoded before it: those stay)
+    for (let k = best.messages.length - 1; k >= 0 && best.messages.length > 1; k--) {
+      if (k < best.messages.length && attempt(withoutMessage(best, k))) progress = true;
+    }
+    // the values of the messages left
     for (let i = 0; i < best.messages.length; i++) {
       const value = best.messages[i].value;
       if (value.k === 'msg' && value.fields.length === 0 && !value.unknowns) continue;
@@ -102,6 +117,11 @@ function shrink(failure, run, options) {
           if (one !== null && attempt(one)) progress = true;
         }
       }
+      for (const e of best.schema.extensions || []) {
+        if ((u.fields.get(e.target) || new Set()).has(e.field.id)) continue;
+        const one = prune(best, new Set([`${e.target} ${e.field.id}`]));
+        if (one !== null && attempt(one)) progress = true;
+      }
     }
     for (const candidate of schemaCandidates(best)) if (attempt(candidate)) progress = true;
   }
@@ -128,6 +148,44 @@ function isolate(failure) {
     return { ...desc, messages: used.map((k) => desc.messages[k]), intos: [{ ops }] };
   }
   return null;
+}
+
+/**
+ * The case without message `k`: `into` operations that encode it go, later ones are renumbered.
+ * @param {object} desc Case
+ * @param {number} k Message
+ * @returns {object} Case
+ */
+function withoutMessage(desc, k) {
+  const encodes = (op) => ['start', 'encode', 'delimited', 'field', 'group'].includes(op[0]);
+  const intos = desc.intos.map((into) => ({
+    ops: into.ops.filter((op) => !encodes(op) || op[op.length - 1] !== k)
+      .map((op) => (encodes(op) && op[op.length - 1] > k ? [...op.slice(0, -1), op[op.length - 1] - 1] : op)),
+  }));
+  return { ...desc, messages: desc.messages.filter((_, q) => q !== k), intos };
+}
+
+/**
+ * Simpler second passes: each change dropped, options as in the first pass, added values null.
+ * @param {object} desc Case with `after`
+ * @returns {object[]} Candidates
+ */
+function afterCandidates(desc) {
+  const a = desc.after;
+  const out = [];
+  const withAfter = (change) => ({ ...desc, after: { ...a, ...change } });
+  for (let k = 0; k < a.add.length; k++) out.push(withAfter({ add: a.add.filter((_, q) => q !== k) }));
+  for (let k = 0; k < a.remove.length; k++) out.push(withAfter({ remove: a.remove.filter((_, q) => q !== k) }));
+  const { recursionLimit } = desc.options;
+  if (a.recursionLimit !== recursionLimit) out.push(withAfter({ recursionLimit }));
+  if (a.customBuffer !== desc.options.customBuffer) out.push(withAfter({ customBuffer: desc.options.customBuffer }));
+  for (let k = 0; k < a.add.length; k++) {
+    for (const value of [{ k: 'lit', v: 'null' }, ...simplify(a.add[k].value)]) {
+      if (JSON.stringify(value) === JSON.stringify(a.add[k].value)) continue;
+      out.push(withAfter({ add: a.add.map((x, q) => (q === k ? { ...x, value } : x)) }));
+    }
+  }
+  return out;
 }
 
 /**
@@ -308,6 +366,19 @@ function used(desc) {
     else if (d.k === 'vol') d.seq.forEach(walk);
   };
   for (const m of desc.messages) walk(m.value);
+  if (desc.after) {
+    // the second pass's changes name their types and fields, and added fields their value types
+    for (const a of desc.after.add) {
+      types.add(a.type);
+      if (a.field.kind === 'message') types.add(a.field.type);
+      walk(a.value);
+    }
+    for (const r of desc.after.remove) {
+      types.add(r.type);
+      if (!fields.has(r.type)) fields.set(r.type, new Set());
+      fields.get(r.type).add(r.id);
+    }
+  }
   return { fields, types };
 }
 
@@ -332,9 +403,20 @@ function prune(desc, drop) {
       .filter((o) => o.ids.length > 0);
     return { ...t, fields, oneofs };
   });
-  // Types referred to: from the messages, by the remaining fields, as parents of those.
+  // Extensions a message sets; they need their target, their scope and their type.
+  const keepExtension = (e) => (u.fields.get(e.target) || new Set()).has(e.field.id) ||
+    (drop !== null && !drop.has(`${e.target} ${e.field.id}`));
+  const extensions = (desc.schema.extensions || []).filter(keepExtension);
+  if (extensions.length !== (desc.schema.extensions || []).length) changed = true;
+  // Types referred to: from the messages, by the remaining fields and extensions, as parents of those.
   const needed = new Set(u.types);
   const enums = new Set();
+  for (const e of extensions) {
+    for (const name of [e.target, e.scope, e.field.type]) {
+      if (types.some((x) => x.name === name)) needed.add(name);
+      if (desc.schema.enums.some((x) => x.name === name)) enums.add(name);
+    }
+  }
   for (let grew = true; grew;) {
     grew = false;
     for (const t of types) {
@@ -359,7 +441,7 @@ function prune(desc, drop) {
   const enumList = desc.schema.enums.filter((e) => enums.has(e.name));
   if (types.length !== before || enumList.length !== desc.schema.enums.length) changed = true;
   if (!changed) return null;
-  return { ...desc, schema: { ...desc.schema, types, enums: enumList } };
+  return { ...desc, schema: { ...desc.schema, types, enums: enumList, extensions } };
 }
 
 /**
@@ -399,7 +481,8 @@ function size(desc) {
   for (const m of desc.messages) nodes += nodePaths(m.value).length;
   return {
     messages: desc.messages.length, nodes, types: desc.schema.types.length,
-    fields: desc.schema.types.reduce((sum, t) => sum + t.fields.length, 0),
+    fields: desc.schema.types.reduce((sum, t) => sum + t.fields.length, 0) +
+      (desc.schema.extensions || []).length,
   };
 }
 

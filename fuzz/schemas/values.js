@@ -381,9 +381,11 @@ const TYPES = new WeakMap();
  * @param {object} root Its Root
  * @param {object} protobuf Its protobufjs
  * @param {function(string): undefined} log Its log
+ * @param {Map<string, object>} [gone] Fields removed from the Root (`type id` → Field), which
+ * messages may still set
  * @returns {object} Side
  */
-function side(ref, root, protobuf, log) {
+function side(ref, root, protobuf, log, gone) {
   let types = TYPES.get(root);
   if (types === undefined) TYPES.set(root, types = new Map());
   const type = (name) => {
@@ -391,7 +393,7 @@ function side(ref, root, protobuf, log) {
     if (T === undefined) types.set(name, T = root.lookupType(name));
     return T;
   };
-  return { ref, log, type, protobuf };
+  return { ref, log, type, protobuf, gone: gone || new Map() };
 }
 
 /**
@@ -425,7 +427,7 @@ function materialize(d, s, path, long64) {
     case 'msg': {
       const T = s.type(d.type);
       const entries = d.fields.map(([id, vd, how]) => {
-        const field = T.fieldsById[id];
+        const field = T.fieldsById[id] || s.gone.get(`${d.type} ${id}`);
         if (field === undefined) throw new Error(`fuzz:schemas: ${d.type} has no field ${id}`);
         const wide = LONG_TYPES.has(field.type);
         const make = (e) => (s2, p) => materialize(e, s2, p, wide);
