@@ -16,6 +16,7 @@ const fs = require('fs');
 const path = require('path');
 const { fuzz, format } = require('../fuzz/schemas/run');
 const { KNOWN_BUGS } = require('../fuzz/schemas/known-bugs');
+const { FIXED_BUGS } = require('../fuzz/schemas/fixed-bugs');
 const { PATH_NAMES, PATHS } = require('../fuzz/js/paths');
 
 const COUNT = Number(process.env.FUZZ_SCHEMAS_COUNT || 40);
@@ -139,6 +140,16 @@ describe('the fuzz:schemas checker', function () {
     assert.deepStrictEqual([...new Set(r.fresh.map((g) => g.form))], ['after'], format(r));
     const g = r.fresh[0];
     assert.ok(g.verified && g.shrunk.size.messages === 1 && g.shrunk.size.types <= 3, format(r));
+  });
+
+  it('replays every bug it found and that is fixed (fuzz/schemas/fixed-bugs.js): each passes', () => {
+    const failing = [];
+    for (const bug of FIXED_BUGS) {
+      const message = replay(bug.repro);
+      if (message.failure) failing.push(`${bug.bug}: ${message.failure.kind} in ${message.failure.form}`);
+    }
+    assert.ok(FIXED_BUGS.length > 0);
+    assert.deepStrictEqual(failing, []);
   });
 
   it('knows no bug that no longer fails: each entry of fuzz/schemas/known-bugs.js still reproduces', function () {

@@ -30,7 +30,7 @@
  * reference never meets RustWriter.
  *
  * Note for anyone timing this: V8 shares feedback between functions of identical source, and the
- * two Roots generate identical encoders (/work/shared/reference/performance-facts.md section 6).
+ * two Roots generate identical encoders (docs/benchmark.md says how the benchmark keeps them apart).
  * It does not matter for correctness.
  */
 
