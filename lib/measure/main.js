@@ -282,7 +282,12 @@ function measure(argv, io) {
   for (const copy of copies.filter((c) => c.timed)) {
     const first = timed.length === 0;
     try {
-      const protobuf = require(copy.real);
+      let protobuf;
+      try {
+        protobuf = require(copy.real);
+      } catch (err) {
+        throw new MeasureError(`protobufjs ${copy.version} at ${copy.real} does not load (${oneLine(err)}): reinstall it, or pass --protobufjs <dir>`);
+      }
       const loaded = loadContenders(protobuf, `copy ${timed.length + 1}`, schema, options, args.type);
       if (first) {
         type = loaded.types.own.fullName.slice(1);
