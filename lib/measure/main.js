@@ -340,7 +340,7 @@ function measure(argv, io) {
   }
   if (warnings.length > WARNINGS_SHOWN) io.stderr.write(`protobufjs-rustwriter: warning: and ${warnings.length - WARNINGS_SHOWN} more problems in the data\n`);
   const what = timed.length === 1 ? `protobufjs ${timed[0].version}` : `${timed.length} protobufjs copies (${timed.map((c) => c.version).join(', ')})`;
-  io.stderr.write(`protobufjs-rustwriter: ${type}: ${source}; timing ${what}: its own writer, RustWriter through the Writer API ` +
+  io.stderr.write(`protobufjs-rustwriter: ${type}: ${source}; timing ${what}: ${timed.length === 1 ? 'its' : 'each one\'s'} own writer, RustWriter through the Writer API ` +
     `and with compiled encoders, for ~${args.seconds} s\n`);
   const progress = progressOn(io.stderr);
   const jobs = [];
