@@ -9,8 +9,11 @@ const { parseArgs } = require('util');
 
 const USAGE = `usage: protobufjs-rustwriter measure <schema.proto|schema.json> --type <full.Name> [options]
 
-Measures how much faster RustWriter encodes your messages than protobufjs's own writer. It first
-checks that both give the same bytes for every message, then times them alternately in this process.
+Measures how much faster RustWriter encodes your messages than protobufjs's own writer, in each
+protobufjs copy your app has (listed, with the one your app and @grpc/proto-loader use): through the
+Writer API and with compiled encoders (what the preload gives). It first checks your messages against
+the schema (warnings) and that RustWriter gives protobufjs's bytes for every message, then times all
+ways alternately in this process.
 
   <schema>             a .proto file, or a JSON schema (the output of protobufjs's root.toJSON())
   --type <full.Name>   the message type to encode, with its package (e.g. shop.Order)
@@ -20,13 +23,14 @@ checks that both give the same bytes for every message, then times them alternat
   --delimited          binary --data files are length-delimited streams (encodeDelimited)
   --path <dir>         a directory to look for imported .proto files in (repeatable)
   --keep-case          load the .proto with keepCase: true (field names as written, not camelCase)
-  --protobufjs <dir>   the protobufjs copy to use (default: the one your app in the current
-                       directory resolves): its package directory, or an app directory
-  --time <seconds>     how long to time (default 10)
+  --protobufjs <dir>   time only this protobufjs copy (default: every 7.x and 8.x version found
+                       from the current directory, once each): its package directory, or an
+                       app directory
+  --time <seconds>     how long to time, all copies together (default 10)
   --json               print one JSON object on stdout instead of the report
   -h, --help           this text
 
-Exit codes: 0 measured; 1 RustWriter's bytes differ from protobufjs's (a bug: please report it);
+Exit codes: 0 measured (with or without warnings about the data); 1 RustWriter's bytes differ from protobufjs's (a bug: please report it);
 2 a problem with the command line or its files (the message says what to fix).
 `;
 

@@ -280,9 +280,12 @@ function unknownField(protobuf, type, object, at, keepCase) {
  * @param {object} type Type (of the Root the messages are for)
  * @param {Array<{file: string, json?: object, bytes?: Uint8Array}>} inputs From {@link readData}
  * @param {{delimited: boolean, keepCase: boolean}} options `--delimited`, `--keep-case` (for errors)
+ * @param {Array<Array<{field: string, problem: string}>>} [problems] Per input, what
+ *   lib/measure/check-data.js found wrong in its JSON: a `fromObject` that throws is reported with the
+ *   first of them, since its own error may name no field (a bad 64-bit string: "interior hyphen")
  * @returns {object[]} Messages
  */
-function toMessages(protobuf, type, inputs, { delimited, keepCase }) {
+function toMessages(protobuf, type, inputs, { delimited, keepCase }, problems = []) {
   const name = type.fullName.slice(1);
   return inputs.map((input, i) => {
     const file = path.basename(input.file);
@@ -292,6 +295,8 @@ function toMessages(protobuf, type, inputs, { delimited, keepCase }) {
       try {
         return type.fromObject(input.json);
       } catch (err) {
+        const first = problems[i] && problems[i][0];
+        if (first) throw new MeasureError(`${file}: message ${i + 1}: ${first.field}: ${first.problem} (${oneLine(err)}): fix the data`);
         throw new MeasureError(`${file}: message ${i + 1} is not a ${name} (${oneLine(err)}): fix the data`);
       }
     }

@@ -6,6 +6,7 @@
  */
 
 const { ROUNDS } = require('./time');
+const { displayPath } = require('./copies');
 
 /** Speed-ups within this distance of 1 (5%) are "level" when the rounds cannot tell the writers apart. */
 const LEVEL = 0.05;
@@ -75,53 +76,105 @@ function nativeNote(report) {
 }
 
 /**
- * The one plain-words conclusion.
- * @param {object} report Report (timed)
+ * The one plain-words conclusion for one copy, on the speed-up an app gets (`row.speedup`: compiled
+ * encoders where the copy has them), then the Writer API's, then a word on messages that do not fit
+ * the schema.
+ * @param {{version: string, native: boolean, forcedJs: boolean, compiled?: boolean, rows: object[]}} report
+ *   A copy's report (timed)
  * @returns {string} Sentence
  */
 function verdict(report) {
   const own = `protobufjs ${report.version}'s own writer`;
   const what = report.rows.length === 1 && report.rows[0].messages === 1 ? 'this message' : 'these messages';
+  const who = report.compiled ? 'RustWriter with compiled encoders' : 'RustWriter';
   const groups = { faster: [], slower: [], noise: [] };
   for (const row of report.rows) groups[classify(row.speedup)].push(row.speedup.median);
   const note = nativeNote(report);
-  if (groups.faster.length === report.rows.length) return `RustWriter encodes ${what} ${range(groups.faster)} faster than ${own} (${note}).`;
-  if (groups.slower.length === report.rows.length) {
-    return `RustWriter is slower than ${own} on ${what} (${range(groups.slower)} of its speed; ${note}): keep protobufjs's writer for ${what === 'this message' ? 'it' : 'them'}.`;
-  }
-  if (groups.noise.length === report.rows.length) {
+  let text;
+  if (groups.faster.length === report.rows.length) text = `${who} encodes ${what} ${range(groups.faster)} faster than ${own} (${note}).`;
+  else if (groups.slower.length === report.rows.length) {
+    text = `${who} is slower than ${own} on ${what} (${range(groups.slower)} of its speed; ${note}): keep protobufjs's writer for ${what === 'this message' ? 'it' : 'them'}.`;
+  } else if (groups.noise.length === report.rows.length) {
     if (groups.noise.every((x) => Math.abs(x - 1) < LEVEL)) {
-      return `RustWriter and ${own} are level on ${what} (${range(groups.noise)}; ${note}): expect no gain.`;
+      text = `${who} and ${own} are level on ${what} (${range(groups.noise)}; ${note}): expect no gain.`;
+    } else {
+      const spread = range([...report.rows.map((row) => row.speedup.q1), ...report.rows.map((row) => row.speedup.q3)]);
+      text = `The rounds varied too much to tell ${who} from ${own} on ${what}: ${range(groups.noise)} in the median round, ` +
+        `${spread} over the middle half of the rounds (${note}); run it again on a quieter machine or with a longer --time.`;
     }
-    const spread = range([...report.rows.map((row) => row.speedup.q1), ...report.rows.map((row) => row.speedup.q3)]);
-    return `The rounds varied too much to tell RustWriter from ${own} on ${what}: ${range(groups.noise)} in the median round, ` +
-      `${spread} over the middle half of the rounds (${note}); run it again on a quieter machine or with a longer --time.`;
+  } else {
+    const parts = [];
+    if (groups.faster.length) parts.push(`faster on ${groups.faster.length} (${range(groups.faster)})`);
+    if (groups.slower.length) parts.push(`slower on ${groups.slower.length} (${range(groups.slower)})`);
+    if (groups.noise.length) parts.push(`within noise on ${groups.noise.length}`);
+    const unit = report.rows.every((row) => row.messages === 1) ? 'messages' : 'rows';
+    text = `Against ${own}, ${who} is ${parts.join(', ')} of the ${report.rows.length} ${unit} (${note}).`;
   }
-  const parts = [];
-  if (groups.faster.length) parts.push(`faster on ${groups.faster.length} (${range(groups.faster)})`);
-  if (groups.slower.length) parts.push(`slower on ${groups.slower.length} (${range(groups.slower)})`);
-  if (groups.noise.length) parts.push(`within noise on ${groups.noise.length}`);
-  const unit = report.rows.every((row) => row.messages === 1) ? 'messages' : 'rows';
-  return `Against ${own}, RustWriter is ${parts.join(', ')} of the ${report.rows.length} ${unit} (${note}).`;
+  if (report.compiled && report.rows.every((row) => row.apiSpeedup)) {
+    text += ` Through the Writer API (compiled: false): ${range(report.rows.map((row) => row.apiSpeedup.median))}.`;
+  }
+  const unfit = report.rows.reduce((sum, row) => sum + (row.unfit || 0), 0);
+  if (unfit > 0) {
+    const messages = report.rows.reduce((sum, row) => sum + row.messages, 0);
+    text += ` ${unfit} of the ${messages} messages ${unfit === 1 ? 'does' : 'do'} not fit the schema: ` +
+      `${unfit === 1 ? 'its' : 'their'} times may be meaningless.`;
+  }
+  return text;
 }
 
 /**
- * A row's label: its message number, or the range it covers.
- * @param {{first: number, messages: number}} row Row
+ * A row's label: its message number, or the range it covers; `*` when a message does not fit the schema.
+ * @param {{first: number, messages: number, unfit?: number}} row Row
  * @returns {string} e.g. "#3" or "#1–500 (avg)"
  */
 function label(row) {
-  return row.messages === 1 ? `#${row.first}` : `#${row.first}–${row.first + row.messages - 1} (avg)`;
+  const text = row.messages === 1 ? `#${row.first}` : `#${row.first}–${row.first + row.messages - 1} (avg)`;
+  return row.unfit ? `${text} *` : text;
 }
 
 /**
  * Lays out rows of cells in columns, the first left-aligned and the others right-aligned.
  * @param {string[][]} cells Rows of cells, the header first
+ * @param {number} [left] Columns aligned left (default 1)
  * @returns {string} Lines
  */
-function table(cells) {
+function table(cells, left = 1) {
   const widths = cells[0].map((_, c) => Math.max(...cells.map((row) => row[c].length)));
-  return cells.map((row) => row.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join('   ').trimEnd()).join('\n');
+  return cells.map((row) => row.map((cell, c) => (c < left ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join('   ').trimEnd()).join('\n');
+}
+
+/**
+ * What a copy is to the app, for a person.
+ * @param {object} report Report
+ * @param {object} copy Copy
+ * @returns {string} e.g. "your app's require('protobufjs'); used by @grpc/proto-loader"
+ */
+function roleOf(report, copy) {
+  const roles = [];
+  if (copy.app) roles.push('your app\'s require(\'protobufjs\')');
+  if (copy.grpc) roles.push(`@grpc/proto-loader ${report.found.grpc.version} encodes your gRPC messages with it`);
+  const users = copy.usedBy.filter((name) => !(copy.grpc && name === '@grpc/proto-loader'));
+  if (users.length) roles.push(`used by ${users.slice(0, 3).join(', ')}${users.length > 3 ? ` and ${users.length - 3} more` : ''}`);
+  if (copy.named) roles.push('named by --protobufjs');
+  return roles.join('; ') || 'no package found that uses it';
+}
+
+/**
+ * The list of copies, as `status()` lists them, with what each is to the app and whether it was timed.
+ * @param {object} report Report
+ * @returns {string[]} Lines
+ */
+function copyLines(report) {
+  const { copies, found } = report;
+  const lines = [`${copies.length} protobufjs ${copies.length === 1 ? 'copy' : 'copies'} found from ${report.cwd}${found.truncated ? ' (the search stopped early)' : ''}:`];
+  const cells = copies.map((copy) => ['', copy.version, displayPath(report.cwd, copy.path), roleOf(report, copy),
+    copy.timed ? 'timed' : copy.note]);
+  lines.push(...table(cells, 5).split('\n').map((line) => line.trimEnd()));
+  if (found.grpc !== null && found.grpc.protobufjs === null) {
+    lines.push(`  @grpc/proto-loader ${found.grpc.version} is there, but no protobufjs is found from it`);
+  }
+  if (found.app === null) lines.push('  your app\'s own require(\'protobufjs\') finds none');
+  return lines;
 }
 
 /**
@@ -130,23 +183,96 @@ function table(cells) {
  * @returns {string} Text
  */
 function formatText(report) {
-  const header = [['message', 'bytes', `protobufjs ${report.version}`, 'RustWriter', 'speed-up', 'native calls']];
-  const body = report.rows.map((row) => [
-    label(row), String(row.bytes), withSpread(row.ns[0]), withSpread(row.ns[1]), times(row.speedup.median),
-    String(row.nativeCalls),
-  ]);
-  const several = report.rows.some((row) => row.messages > 1);
-  return [
+  const timed = report.copies.filter((c) => c.timed);
+  const lines = [
     `${report.type}: ${report.source}`,
-    `protobufjs ${report.version} from ${report.protobufjsDir}; RustWriter ${report.native ? 'with the native addon' : 'on its JS path (no native addon)'}`,
+    `RustWriter ${report.native ? 'with the native addon' : 'on its JS path (no native addon)'}; ${copyLines(report).join('\n')}`,
     '',
-    table([...header, ...body]),
-    '',
-    `Time per encode (\`Type.encode(m).finish()\`${several ? ', averaged over the messages of a row' : ''}): median of ${ROUNDS} ` +
-      'alternating rounds, ± half the interquartile range; speed-up: median of the rounds\' ratios; native calls per encode.',
-    verdict(report),
-    '',
-  ].join('\n');
+    `Time per encode (\`Type.encode(m).finish()\`${timed.some((c) => c.rows.some((row) => row.messages > 1)) ? ', averaged over the messages of a row' : ''}): ` +
+      `median of ${ROUNDS} alternating rounds of all copies and ways, ± half the interquartile range; speed-up: median of the rounds' ratios ` +
+      'to protobufjs\'s own writer. "Writer API": protobufjs\'s generated encoders calling RustWriter (install(protobuf, { compiled: false }), ' +
+      'PROTOBUFJS_RUSTWRITER_COMPILED=0); "compiled": encoders compiled for RustWriter, what the preload and install() give. ' +
+      'Native calls per encode, compiled.',
+  ];
+  if (report.warnings.length) {
+    lines.push('', `* ${report.warnings.length} problem${report.warnings.length === 1 ? '' : 's'} in the data (its times may be meaningless: ` +
+      'each message is timed as protobufjs reads it):');
+    for (const w of report.warnings.slice(0, 10)) lines.push(`  ${warningText(w)}`);
+    if (report.warnings.length > 10) lines.push(`  and ${report.warnings.length - 10} more`);
+  }
+  for (const copy of timed) {
+    const header = ['message', 'bytes', `protobufjs ${copy.version}`, 'Writer API', 'speed-up', 'compiled', 'speed-up', 'native calls'];
+    const body = copy.rows.map((row) => [
+      label(row), String(row.bytes), withSpread(row.ns.own), withSpread(row.ns.api), times(row.apiSpeedup.median),
+      row.ns.compiled ? withSpread(row.ns.compiled) : 'n/a', row.compiledSpeedup ? times(row.compiledSpeedup.median) : 'n/a',
+      String(row.nativeCalls),
+    ]);
+    lines.push('', `protobufjs ${copy.version} at ${displayPath(report.cwd, copy.path)} (${roleOf(report, copy)}):`, table([header, ...body]));
+    if (!copy.compiled) lines.push('(no compiled encoder for this type in this copy: see the warning above; the app gets the Writer API\'s times)');
+    lines.push(verdict(copyVerdictInput(report, copy)));
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/**
+ * A warning about the data, as one line.
+ * @param {{type: string, message: number, file: string|null, field: string|null, problem: string,
+ *   protobufjs: string|null}} w Warning
+ * @returns {string} Text
+ */
+function warningText(w) {
+  const where = `${w.type} message #${w.message}${w.file ? ` (${w.file})` : ''}`;
+  const what = `${w.field ? `${w.field}: ` : ''}${w.problem}`;
+  return w.protobufjs === null
+    ? `${where} does not fit the schema: ${what}`
+    : `protobufjs ${w.protobufjs}'s ${w.type}.verify rejects ${where}: ${what}`;
+}
+
+/**
+ * What {@link verdict} needs of a copy.
+ * @param {object} report Report
+ * @param {object} copy A timed copy
+ * @returns {object} Verdict input
+ */
+function copyVerdictInput(report, copy) {
+  const { native, forcedJs } = report;
+  return { version: copy.version, native, forcedJs, compiled: copy.compiled, rows: copy.rows };
+}
+
+/**
+ * A copy's rows for `--json`.
+ * @param {string} type Type name
+ * @param {object[]} rows Rows (timed or not: a byte difference leaves the times null)
+ * @param {boolean} compiled Whether the copy has compiled encoders for the type
+ * @returns {object[]} Results
+ */
+function resultsJson(type, rows, compiled) {
+  const round = (x) => Math.round(x * 10) / 10;
+  const ratio = (s) => (s ? Math.round(s.median * 1000) / 1000 : null);
+  const iqr = (s) => (s ? [round(s.q1), round(s.q3)] : null);
+  return rows.map((row) => {
+    const ns = row.ns || {};
+    const rust = ns.compiled || ns.api;
+    return {
+      type,
+      bytes: row.bytes,
+      identical: row.identical,
+      protobufjs_ns: ns.own ? round(ns.own.median) : null,
+      rustwriter_ns: rust ? round(rust.median) : null,
+      speedup: ratio(row.speedup),
+      message: row.first,
+      messages: row.messages,
+      native_calls: row.nativeCalls,
+      protobufjs_ns_iqr: iqr(ns.own),
+      rustwriter_ns_iqr: iqr(rust),
+      compiled,
+      writer_api_ns: ns.api ? round(ns.api.median) : null,
+      writer_api_speedup: ratio(row.apiSpeedup),
+      writer_api_ns_iqr: iqr(ns.api),
+      writer_api_native_calls: row.apiNativeCalls,
+      fits_schema: !row.unfit,
+    };
+  });
 }
 
 /**
@@ -155,26 +281,35 @@ function formatText(report) {
  * @returns {object} JSON
  */
 function toJson(report) {
-  const round = (x) => Math.round(x * 10) / 10;
+  const timed = report.copies.filter((c) => c.timed);
+  const first = timed[0];
+  const done = (copy) => copy.rows.every((row) => row.ns);
+  const { grpc } = report.found;
   return {
-    protobufjs: report.version,
+    protobufjs: first.version,
     native: report.native,
     samples: report.samples,
-    results: report.rows.map((row) => ({
-      type: report.type,
-      bytes: row.bytes,
-      identical: row.identical,
-      protobufjs_ns: row.ns ? round(row.ns[0].median) : null,
-      rustwriter_ns: row.ns ? round(row.ns[1].median) : null,
-      speedup: row.speedup ? Math.round(row.speedup.median * 1000) / 1000 : null,
-      message: row.first,
-      messages: row.messages,
-      native_calls: row.nativeCalls,
-      protobufjs_ns_iqr: row.ns ? [round(row.ns[0].q1), round(row.ns[0].q3)] : null,
-      rustwriter_ns_iqr: row.ns ? [round(row.ns[1].q1), round(row.ns[1].q3)] : null,
+    results: resultsJson(report.type, first.rows, first.compiled),
+    verdict: done(first) ? verdict(copyVerdictInput(report, first)) : null,
+    protobufjs_path: first.real,
+    copies: report.copies.map((copy) => ({
+      version: copy.version,
+      path: copy.real,
+      app: copy.app,
+      grpc: copy.grpc,
+      used_by: copy.usedBy,
+      timed: copy.timed,
+      note: copy.timed ? null : copy.note,
+      results: copy.timed ? resultsJson(report.type, copy.rows, copy.compiled) : null,
+      verdict: copy.timed && done(copy) ? verdict(copyVerdictInput(report, copy)) : null,
     })),
-    verdict: report.rows.every((row) => row.ns) ? verdict(report) : null,
+    app_protobufjs: report.found.app,
+    grpc: grpc === null ? null : { proto_loader: grpc.version, path: grpc.path, protobufjs: grpc.protobufjs },
+    warnings: report.warnings.map((w) => ({
+      type: w.type, message: w.message, file: w.file, field: w.field, problem: w.problem, protobufjs: w.protobufjs,
+    })),
+    seconds: report.seconds,
   };
 }
 
-module.exports = { formatText, toJson, verdict };
+module.exports = { formatText, toJson, verdict, warningText };

@@ -1,11 +1,12 @@
 'use strict';
 
 /**
- * Timing for `protobufjs-rustwriter measure`: two encode functions per row (protobufjs's writer,
- * RustWriter), timed alternately in rounds, so that both see the same machine; the machines this
- * runs on change speed by tens of percent over minutes (bench/suite.js has the same reasoning).
- * Each writer goes first in half of the rounds, and the speed-up is the median of the rounds'
- * own ratios.
+ * Timing for `protobufjs-rustwriter measure`: a few encode functions per row (protobufjs's writer,
+ * then RustWriter's ways), timed alternately in rounds, so that all see the same machine; the
+ * machines this runs on change speed by tens of percent over minutes (bench/suite.js has the same
+ * reasoning). The order of a row's functions changes from round to round (rotated, and reversed every
+ * other cycle: with three functions, each of the six orders in turn), and each speed-up is the median
+ * of the rounds' own ratios.
  *
  * Unlike bench/suite.js, no slice starts with a forced full GC: slices here are tens of
  * milliseconds, not seconds, and the slice after a full GC ran 1.5–2.5x slower than the same
@@ -16,8 +17,9 @@
  * a scavenge drops without visiting.
  */
 
-/** Rounds of timing (even, so each writer goes first in half of them). */
-const ROUNDS = 20;
+/** Rounds of timing: a multiple of 6, so that with two or three functions a row every order comes
+ * up equally often. */
+const ROUNDS = 24;
 /** Share of the time spent warming up (the JIT compiling both writers' code) before the rounds. */
 const WARM_SHARE = 0.1;
 /** A calibration run doubles its encodes until it takes this long (ns). */
@@ -81,27 +83,38 @@ function summarize(values) {
 }
 
 /**
- * Times every row's two encode functions alternately for about `seconds`.
- * @param {Array<{fns: Array<(n: number) => *>, messages: number}>} rows Per row: protobufjs's and
- *   RustWriter's encode function (each encodes the row's `messages` messages `n` times)
- * @param {number} seconds Time budget
+ * The order in which a round times `k` functions: rotated by the round, reversed every other cycle.
+ * @param {number} k Functions
+ * @param {number} round Round
+ * @returns {number[]} Indices
+ */
+function orderOf(k, round) {
+  const order = Array.from({ length: k }, (_, i) => (i + round) % k);
+  return Math.floor(round / k) % 2 ? order.reverse() : order;
+}
+
+/**
+ * Times every row's encode functions alternately for about `seconds`.
+ * @param {Array<{fns: Array<(n: number) => *>, messages: number}>} rows Per row: protobufjs's encode
+ *   function, then those to compare with it (each encodes the row's `messages` messages `n` times)
+ * @param {number} seconds Time budget, for all rows
  * @param {(done: number, leftSeconds: number) => void} progress Called after each slice
- * @returns {Array<{ns: Array<{median: number, q1: number, q3: number}>, speedup: {median: number,
- *   q1: number, q3: number}}>} Per row: ns per encoded message for each writer, and the speed-up
- *   (protobufjs's time over RustWriter's, per round)
+ * @returns {Array<{ns: Array<{median: number, q1: number, q3: number}>, speedups: Array<{median: number,
+ *   q1: number, q3: number}|null>}>} Per row: ns per encoded message for each function, and each
+ *   function's speed-up over the first (its time over theirs, per round; null for the first)
  */
 function timeRows(rows, seconds, progress) {
   const budget = seconds * 1e9;
-  const slices = rows.length * 2;
+  const slices = rows.reduce((sum, row) => sum + row.fns.length, 0);
   const perCall = rows.map((row) => row.fns.map((fn) => warmUp(fn, (budget * WARM_SHARE) / slices)));
   const sliceNs = (budget * (1 - WARM_SHARE)) / (ROUNDS * slices);
-  const counts = perCall.map((pair) => pair.map((ns) => Math.max(1, Math.round(sliceNs / ns))));
-  const samples = rows.map(() => [[], []]);
+  const counts = perCall.map((list) => list.map((ns) => Math.max(1, Math.round(sliceNs / ns))));
+  const samples = rows.map((row) => row.fns.map(() => []));
   const started = Date.now();
   let done = 0;
   for (let round = 0; round < ROUNDS; ++round) {
     rows.forEach((row, r) => {
-      for (const w of round % 2 ? [1, 0] : [0, 1]) {
+      for (const w of orderOf(row.fns.length, round)) {
         const ns = timeOnce(row.fns[w], counts[r][w]);
         samples[r][w].push(ns / (counts[r][w] * row.messages));
         // Keep the next slice near its share of the time when the machine's speed changes.
@@ -112,10 +125,10 @@ function timeRows(rows, seconds, progress) {
       }
     });
   }
-  return samples.map(([own, rust]) => ({
-    ns: [summarize(own), summarize(rust)],
-    speedup: summarize(own.map((ns, i) => ns / rust[i])),
+  return samples.map((list) => ({
+    ns: list.map(summarize),
+    speedups: list.map((times, w) => (w === 0 ? null : summarize(list[0].map((ns, i) => ns / times[i])))),
   }));
 }
 
-module.exports = { timeRows, ROUNDS };
+module.exports = { timeRows, orderOf, ROUNDS };
