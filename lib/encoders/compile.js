@@ -31,6 +31,17 @@ const MAX_BYTES = {
 /** Scalars written as 64-bit values. */
 const LONG = new Set(['int64', 'uint64', 'sint64', 'fixed64', 'sfixed64']);
 
+/** Every compiled `encode` made (`isCompiled`). */
+const compiledEncoders = new WeakSet();
+
+/**
+ * @param {*} encode A Type's `encode`
+ * @returns {boolean} Whether it is a compiled encoder
+ */
+function isCompiled(encode) {
+  return compiledEncoders.has(encode);
+}
+
 /** Numbers each generated function's source: no two Types share a source, since V8 shares type
  * feedback between functions of identical source (docs/benchmark.md, "Timing"), which would make the
  * encoders of two Roots of one schema slow each other down. */
@@ -291,6 +302,7 @@ return function ${name}(m, w, q) {
 };`;
       unit.encode = new Function('rt', 'Writer', 'RustWriter', 'unit', 'fallback', source)(
         rt, protobuf.Writer, RustWriter, unit, fallback);
+      compiledEncoders.add(unit.encode);
       return unit.encode;
     },
   };
@@ -396,4 +408,4 @@ function sectionCode(tag, body) {
   ];
 }
 
-module.exports = { compiler };
+module.exports = { compiler, isCompiled };

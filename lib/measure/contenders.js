@@ -15,12 +15,11 @@
  */
 
 const { install, uninstall } = require('../integration/install');
+const { isCompiled } = require('../encoders/compile');
 const { loadSchema, lookupType } = require('./load');
 
 /** The contenders, in the order they are timed and reported. */
 const CONTENDERS = ['own', 'api', 'compiled'];
-/** What a compiled encoder's source says (lib/encoders/compile.js `encoderFor`). */
-const COMPILED_MARK = '(protobufjs-rustwriter encoder ';
 
 /**
  * `codegen` that starts each generated function with `/* label *\/`.
@@ -92,7 +91,7 @@ function loadContenders(protobuf, label, schema, options, typeName) {
       protobuf.util.codegen = codegen;
     }
   }
-  return { types, compiled: String(types.compiled.encode).includes(COMPILED_MARK) };
+  return { types, compiled: isCompiled(types.compiled.encode) };
 }
 
 module.exports = { loadContenders, CONTENDERS };
