@@ -24,15 +24,27 @@ const { version: VERSION, bugs: BUGS } = require('../package.json');
 /**
  * The prebuilt addons, by `process.platform-process.arch`: napi-rs's names for the targets of
  * package.json `napi.targets` (test/addon.test.js checks the two agree). On Linux the C library
- * decides between `-gnu` (glibc) and `-musl`.
+ * decides between `-gnu`/`-gnueabihf` (glibc) and `-musl`.
  */
 const PREBUILT = {
   'linux-x64': ['linux-x64-gnu', 'linux-x64-musl'],
-  'linux-arm64': ['linux-arm64-gnu'],
+  'linux-arm64': ['linux-arm64-gnu', 'linux-arm64-musl'],
+  'linux-arm': ['linux-arm-gnueabihf'],
+  'freebsd-x64': ['freebsd-x64'],
   'darwin-x64': ['darwin-x64'],
   'darwin-arm64': ['darwin-arm64'],
   'win32-x64': ['win32-x64-msvc'],
+  'win32-ia32': ['win32-ia32-msvc'],
+  'win32-arm64': ['win32-arm64-msvc'],
 };
+
+/**
+ * @param {string} name A Linux platform name of PREBUILT
+ * @returns {'gnu'|'musl'} The C library its addon is linked against
+ */
+function libcOf(name) {
+  return name.endsWith('-musl') ? 'musl' : 'gnu';
+}
 
 /**
  * The C library of this Linux process, from the process report (Deno refuses it without
@@ -57,13 +69,14 @@ function linuxLibc() {
 }
 
 /**
- * @returns {string[]} The platform names to try here, the likeliest first
+ * @returns {string[]} The platform names to try here, the likeliest first: on Linux those of this
+ * process's C library (glibc when neither tells), then the others, in case the detection erred
  */
 function candidates() {
   const names = PREBUILT[`${process.platform}-${process.arch}`] || [];
-  if (process.platform !== 'linux' || names.length < 2) return names;
+  if (process.platform !== 'linux') return names;
   const libc = linuxLibc() || 'gnu';
-  return [...names.filter((n) => n.endsWith(`-${libc}`)), ...names.filter((n) => !n.endsWith(`-${libc}`))];
+  return [...names.filter((n) => libcOf(n) === libc), ...names.filter((n) => libcOf(n) !== libc)];
 }
 
 /**
@@ -154,6 +167,12 @@ function whyNoAddon(failures) {
   if (names.length === 0) {
     return `no prebuilt addon exists for ${platform} (prebuilt: ${Object.values(PREBUILT).flat().join(', ')}); ` +
       `a git clone of ${NAME} builds one with npm install, given a Rust toolchain`;
+  }
+  const libc = process.platform === 'linux' ? linuxLibc() : null;
+  if (libc !== null && !names.some((n) => libcOf(n) === libc)) {
+    // e.g. Alpine on 32-bit Arm: the glibc addon npm may have installed cannot load on musl.
+    return `no prebuilt addon exists for ${platform} with ${libc === 'musl' ? 'musl' : 'glibc'} (prebuilt: ` +
+      `${Object.values(PREBUILT).flat().join(', ')}); a git clone of ${NAME} builds one with npm install, given a Rust toolchain`;
   }
   if (failures.length > 0) {
     const { id, err } = failures[0];

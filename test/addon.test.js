@@ -148,6 +148,13 @@ describe('finding the native addon, and saying why it is not there', function ()
       "Object.defineProperty(process, 'platform', { value: 'linux' }); Object.defineProperty(process, 'arch', { value: 'mips' });");
   });
 
+  it('says no prebuilt addon exists for this C library where only the other one has one (Alpine on 32-bit Arm)', () => {
+    const dir = copyPackage(path.join(tmp, 'checkout'));
+    assertFallback(dir, /no prebuilt addon exists for linux-arm with musl \(prebuilt: [\w-]+(?:, [\w-]+)+\); a git clone of protobufjs-rustwriter builds one/,
+      "Object.defineProperty(process, 'platform', { value: 'linux' }); Object.defineProperty(process, 'arch', { value: 'arm' }); " +
+      "process.report.getReport = () => ({ header: {}, sharedObjects: ['/lib/ld-musl-armhf.so.1'] });");
+  });
+
   it('says the permission model refused the addon, and the flag that allows it', function () {
     const flags = process.allowedNodeEnvironmentFlags;
     if (!flags.has('--allow-addons')) this.skip(); // a Node without addon permissions
