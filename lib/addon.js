@@ -151,6 +151,24 @@ function projectLockfile() {
 }
 
 /**
+ * The C library npm takes this Linux system for when it installs packages with a `libc` field
+ * (npm 10 and 11, npm-install-checks): from the text of `/usr/bin/ldd` if that file exists, else
+ * from the process report, as `linuxLibc` tells. Only the warning asks this, to tell when npm
+ * skipped the platform package because it read `/usr/bin/ldd` otherwise than the loader reads
+ * this process; the loader itself never reads that file.
+ * @returns {'gnu'|'musl'|null} Which (null: npm recognizes neither, and installs neither package)
+ */
+function npmLibc() {
+  let text;
+  try {
+    text = fs.readFileSync('/usr/bin/ldd', 'utf8');
+  } catch {
+    return linuxLibc();
+  }
+  return text.includes('musl') ? 'musl' : text.includes('GNU C Library') ? 'gnu' : null;
+}
+
+/**
  * Why no addon loaded, and the one thing that fixes it.
  * @param {Array<{id: string, err: *}>} failures What `load` tried and saw fail
  * @returns {string} One sentence, without a final period
@@ -187,6 +205,15 @@ function whyNoAddon(failures) {
   if (lockfile !== null && !lockfile.text.includes(`node_modules/${wanted}"`)) {
     return `its package, ${wanted}, is not installed: ${path.basename(lockfile.file)} has no entry for it, as npm before ` +
       '11.3 writes when it runs on another platform (npm/cli#4828); npm 11.3 or later adds it: npx npm@11 install';
+  }
+  const npmSaw = libc === null ? libc : npmLibc();
+  if (lockfile !== null && npmSaw !== libc) {
+    // npm's platform check failed the package's `libc` field: npm install --include=optional
+    // does not help, the libc setting does (npm 10.1 and later).
+    const libcName = (l) => ({ gnu: 'glibc', musl: 'musl' }[l]);
+    return `its package, ${wanted}, is not installed: ${path.basename(lockfile.file)} lists it, but npm took this ` +
+      `${libcName(libc)} system for ${npmSaw === null ? 'neither glibc nor musl' : libcName(npmSaw)}, as /usr/bin/ldd reads, ` +
+      `so it skipped the package: npm config set libc=${libcName(libc)} --location=project && npm install`;
   }
   if (lockfile !== null) {
     return `its package, ${wanted}, is not installed: ${path.basename(lockfile.file)} lists it, so npm skipped optional ` +

