@@ -206,7 +206,7 @@ function whyNoAddon(failures) {
     return `its package, ${wanted}, is not installed: ${path.basename(lockfile.file)} has no entry for it, as npm before ` +
       '11.3 writes when it runs on another platform (npm/cli#4828); npm 11.3 or later adds it: npx npm@11 install';
   }
-  const npmSaw = libc === null ? libc : npmLibc();
+  const npmSaw = libc === null ? null : npmLibc();
   if (lockfile !== null && npmSaw !== libc) {
     // npm's platform check failed the package's `libc` field: npm install --include=optional
     // does not help, the libc setting does (npm 10.1 and later).
