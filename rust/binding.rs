@@ -34,8 +34,9 @@ use crate::runs::encode_runs;
 /// per process: JS asks for at least double).
 const INITIAL_BLOCK_BYTES: usize = 64 * 1024;
 /// Largest value or output block JS may ask for: the elements of a message of `MAX_OUTPUT` bytes
-/// (at least 1 byte each, at most 8 bytes of value words each) fit in it.
-const MAX_BLOCK_BYTES: usize = 8 * MAX_OUTPUT;
+/// (at least 1 byte each, at most 8 bytes of value words each) fit in it. In `u64`: on a 32-bit
+/// target (armv7, ia32) it is more than the address space.
+const MAX_BLOCK_BYTES: u64 = 8 * MAX_OUTPUT as u64;
 
 /// JS error code for a size limit (rethrown by `lib/native.js` as a `RangeError`).
 const CODE_RANGE: &CStr = c"ERR_OUT_OF_RANGE";
@@ -265,7 +266,15 @@ fn byte_count(env: sys::napi_env, value: sys::napi_value) -> Result<usize, Error
     if !(0.0..=MAX_BLOCK_BYTES as f64).contains(&bytes) {
         return Err(Error::Binding("the byte count is out of range"));
     }
-    Ok(bytes as usize)
+    // In range but beyond what this target can allocate (a 32-bit one: at most `isize::MAX`
+    // bytes, less the rounding up to 8 of the value block): the allocation's error.
+    let bytes = bytes as u64;
+    match usize::try_from(bytes) {
+        Ok(bytes) if bytes <= isize::MAX as usize - 7 => Ok(bytes),
+        _ => Err(Error::OutOfMemory {
+            bytes: usize::try_from(bytes).unwrap_or(usize::MAX),
+        }),
+    }
 }
 
 /// The native state of one JS module instance: the three blocks it shares with JS.

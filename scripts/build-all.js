@@ -4,18 +4,22 @@
  * `npm run build:all [-- platform ...]`: builds the addon of every platform package (or of those
  * named, e.g. `linux-arm64-gnu`) on a Linux x64 machine, one cargo build at a time, and puts each
  * at the package root as `protobufjs-rustwriter.<platform>.node`, where `npm run pack` takes it.
- * - Linux and macOS: `napi build -x` (cargo-zigbuild with zig, both from PyPI). Both glibc
- *   targets use zig's `.2.17` suffix, so they load on glibc 2.17 and later; macOS minimums are
- *   set with MACOSX_DEPLOYMENT_TARGET (zig would otherwise record its own SDK's version).
- * - Windows: x86_64-pc-windows-gnu with mingw-w64 (Debian), napi's `dyn-symbols` (N-API is looked
- *   up in the host process at load time, so there is no import library of node.exe to link),
- *   then saved under the win32-x64-msvc name the loader expects. napi-build insists on finding a
- *   libnode.dll and libnode.a for *-windows-gnu even though dyn-symbols links nothing from them:
- *   LIBNODE_PATH names a directory of empty placeholders.
+ * - Linux, FreeBSD and macOS: `napi build -x` (cargo-zigbuild with zig, both from PyPI). The
+ *   glibc targets use zig's `.2.17` suffix, so they load on glibc 2.17 and later; macOS minimums
+ *   are set with MACOSX_DEPLOYMENT_TARGET (zig would otherwise record its own SDK's version).
+ * - Windows: napi's `dyn-symbols` (N-API is looked up in the host process at load time, so there
+ *   is no import library of node.exe to link), then saved under the win32-*-msvc name the loader
+ *   expects. x64 and ia32: *-pc-windows-gnu linked by mingw-w64 (Debian). arm64:
+ *   aarch64-pc-windows-gnullvm linked by zig (`napi build -x` refuses Windows GNU targets, so a
+ *   plain `napi build` whose linker is cargo-zigbuild's `zig cc`, through a wrapper script under
+ *   target/cross). napi-build insists on finding a libnode.dll and libnode.a for *-windows-gnu*
+ *   even though dyn-symbols links nothing from them: LIBNODE_PATH names a directory of
+ *   placeholders (an empty file, and an empty `ar` archive, which LLVM's linker requires).
  * Symbols: the ELF addons are stripped at link time (`napi build --strip`: `-C link-arg=-s`), the
- * Windows DLL afterwards with mingw's strip. The Mach-O ones keep their symbol table: zig's Mach-O
- * linker ignores -s, and stripping darwin-arm64 afterwards would invalidate the ad-hoc signature
- * the linker made (no codesign here to redo it); darwin-x64 is left alike.
+ * mingw DLLs afterwards with mingw's strip (LLVM's linker writes no COFF symbol table). The
+ * Mach-O ones keep their symbol table: zig's Mach-O linker ignores -s, and stripping darwin-arm64
+ * afterwards would invalidate the ad-hoc signature the linker made (no codesign here to redo it);
+ * darwin-x64 is left alike.
  * Tools are installed on first use (scripts/platforms.js). `npm run build` still builds only
  * this machine's addon, with the local toolchain.
  */
@@ -28,6 +32,18 @@ const {
 
 const NAPI = path.join(ROOT, 'node_modules', '@napi-rs', 'cli', 'dist', 'cli.js');
 
+/**
+ * A linker for rustc that is zig's C compiler for `target`, through cargo-zigbuild's `zig cc`
+ * (which adapts rustc's GNU-style arguments, as it does under `napi build -x`).
+ * @param {string} target zig's target, e.g. `aarch64-windows-gnu`
+ * @returns {string} The wrapper script's path (under target/cross)
+ */
+function zigCc(target) {
+  const file = path.join(CACHE, `zigcc-${target}.sh`);
+  fs.writeFileSync(file, `#!/bin/sh\nexec cargo-zigbuild zig cc -- -target ${target} "$@"\n`, { mode: 0o755 });
+  return file;
+}
+
 function main() {
   if (process.platform !== 'linux' || process.arch !== 'x64') throw new Error('build:all runs on Linux x64');
   const wanted = process.argv.slice(2);
@@ -38,11 +54,12 @@ function main() {
   const started = Date.now();
   ensureRustTargets(platforms.map((p) => p.triple));
   const env = { ...process.env };
-  if (platforms.some((p) => p.via === 'zig')) env.PATH = `${ensureZig()}${path.delimiter}${env.PATH}`;
-  if (platforms.some((p) => p.via === 'mingw')) ensureMingw();
+  if (platforms.some((p) => p.via.startsWith('zig'))) env.PATH = `${ensureZig()}${path.delimiter}${env.PATH}`;
+  for (const prefix of new Set(platforms.filter((p) => p.via === 'mingw').map((p) => p.mingw))) ensureMingw(prefix);
   const libnode = path.join(CACHE, 'libnode-placeholder');
   fs.mkdirSync(libnode, { recursive: true });
-  for (const file of ['libnode.dll', 'libnode.a']) fs.writeFileSync(path.join(libnode, file), '');
+  fs.writeFileSync(path.join(libnode, 'libnode.dll'), '');
+  fs.writeFileSync(path.join(libnode, 'libnode.a'), '!<arch>\n');
   process.stdout.write(`build:all: tools ready in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
 
   const times = [];
@@ -54,11 +71,13 @@ function main() {
     const buildEnv = { ...env };
     if (p.via === 'zig') args.push('-x');
     if (p.macos) buildEnv.MACOSX_DEPLOYMENT_TARGET = p.macos;
-    if (p.via === 'mingw') {
+    const linkerVar = `CARGO_TARGET_${p.triple.toUpperCase().replace(/-/g, '_')}_LINKER`;
+    if (p.triple.includes('-windows-')) {
       args.push('--features', 'napi/dyn-symbols');
       buildEnv.LIBNODE_PATH = libnode;
-      buildEnv.CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER = 'x86_64-w64-mingw32-gcc';
     }
+    if (p.via === 'mingw') buildEnv[linkerVar] = `${p.mingw}-gcc`;
+    if (p.via === 'zig-cc') buildEnv[linkerVar] = zigCc(p.zigTarget);
     // The host's own flags (e.g. -C target-cpu=native) must not leak into a portable binary.
     delete buildEnv.RUSTFLAGS;
     delete buildEnv.CARGO_ENCODED_RUSTFLAGS;
@@ -68,7 +87,7 @@ function main() {
     fs.copyFileSync(path.join(out, built[0]), path.join(ROOT, p.file));
     // rustc's windows-gnu link keeps the COFF symbol table despite -s; mingw's strip removes it
     // (a PE DLL carries no signature to break).
-    if (p.via === 'mingw') run('x86_64-w64-mingw32-strip', ['--strip-all', p.file]);
+    if (p.via === 'mingw') run(`${p.mingw}-strip`, ['--strip-all', p.file]);
     const seconds = (Date.now() - t0) / 1000;
     times.push(`${p.platform} ${seconds.toFixed(0)} s, ${fs.statSync(path.join(ROOT, p.file)).size} bytes`);
     process.stdout.write(`build:all: ${p.file} (from ${built[0]}) in ${seconds.toFixed(0)} s\n`);

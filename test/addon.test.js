@@ -12,7 +12,6 @@ const { spawnSync } = require('child_process');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
-const { parseTriple } = require('@napi-rs/cli');
 const { PREBUILT } = require('../lib/writer/addon');
 
 const ROOT = path.join(__dirname, '..');
@@ -20,6 +19,12 @@ const { version, napi } = require('../package.json');
 const PLATFORM = `${process.platform}-${process.arch}`;
 /** The platform package npm would install here (on Linux, for this process's C library). */
 const WANTED = `protobufjs-rustwriter-${(PREBUILT[PLATFORM] || ['none'])[0]}`;
+
+/**
+ * @param {object} table Platform names by `platform-arch`
+ * @returns {object} The same, keys and names sorted
+ */
+const sorted = (table) => Object.fromEntries(Object.entries(table).map(([k, v]) => [k, v.slice().sort()]).sort());
 
 /** Loads the package under test and prints whether the addon loaded. */
 const LOAD = 'const { RustWriter } = require(process.env.UNDER_TEST); console.log(JSON.stringify({ native: RustWriter.native }));';
@@ -81,15 +86,36 @@ describe('finding the native addon, and saying why it is not there', function ()
   });
   afterEach(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-  it('knows exactly the platforms package.json builds prebuilt addons for, by napi-rs\'s names', () => {
+  it('knows exactly the platforms that have a platform package, with the os, cpu and libc npm matches them by', () => {
+    const packages = {};
+    for (const dir of fs.readdirSync(path.join(ROOT, 'npm'))) {
+      const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'npm', dir, 'package.json'), 'utf8'));
+      assert.strictEqual(manifest.name, `protobufjs-rustwriter-${dir}`);
+      assert.strictEqual(manifest.main, `protobufjs-rustwriter.${dir}.node`);
+      assert.strictEqual(manifest.os.length, 1);
+      assert.strictEqual(manifest.cpu.length, 1);
+      (packages[`${manifest.os[0]}-${manifest.cpu[0]}`] ||= []).push(dir);
+      // npm installs a -gnu or -musl package only where its C library matches.
+      const libc = { gnu: ['glibc'], musl: ['musl'] }[dir.split('-')[2]];
+      assert.deepStrictEqual(manifest.libc, libc, dir);
+    }
+    assert.deepStrictEqual(sorted(PREBUILT), sorted(packages));
+  });
+
+  it('knows exactly the platforms package.json builds prebuilt addons for, by napi-rs\'s names', async function () {
+    // @napi-rs/cli 3 loads on Node 20.12 and later only (node:util's styleText); the suite also
+    // runs on Node 18 and on 20.11 (armv7 under qemu), where the test above still holds.
+    const [major, minor] = process.versions.node.split('.').map(Number);
+    if (major < 20 || (major === 20 && minor < 12)) this.skip();
+    // import(), not require(): the CLI's CommonJS entry requires ES modules, which Node before
+    // 20.19 cannot.
+    const { parseTriple } = await import('@napi-rs/cli');
     const fromTargets = {};
     for (const triple of napi.targets) {
       const { platform, arch, platformArchABI } = parseTriple(triple);
       (fromTargets[`${platform}-${arch}`] ||= []).push(platformArchABI);
     }
-    const sorted = (table) => Object.fromEntries(Object.entries(table).map(([k, v]) => [k, v.slice().sort()]).sort());
     assert.deepStrictEqual(sorted(PREBUILT), sorted(fromTargets));
-    assert.deepStrictEqual(Object.values(PREBUILT).flat().sort(), fs.readdirSync(path.join(ROOT, 'npm')).sort());
   });
 
   it('loads the addon of this checkout', function () {
@@ -124,6 +150,22 @@ describe('finding the native addon, and saying why it is not there', function ()
       'dependencies \\(--omit=optional, or omit=optional in its config\\): npm install --include=optional'));
   });
 
+  it('says npm misread the C library from /usr/bin/ldd when the lockfile lists the package, and the setting that fixes it', function () {
+    if (process.platform !== 'linux' || PREBUILT[PLATFORM] === undefined) this.skip(); // npm reads /usr/bin/ldd on Linux only
+    const dir = copyPackage(path.join(tmp, 'app', 'node_modules', 'protobufjs-rustwriter'));
+    fs.writeFileSync(path.join(tmp, 'app', 'package-lock.json'), JSON.stringify({
+      lockfileVersion: 3,
+      packages: { '': {}, 'node_modules/protobufjs-rustwriter': { version }, [`node_modules/${WANTED}`]: { version, optional: true } },
+    }));
+    // An ldd whose text names neither C library, as npm reads it (npm-install-checks).
+    const odd = "const fs = require('fs'); const read = fs.readFileSync; fs.readFileSync = function (file, ...rest) { " +
+      "return file === '/usr/bin/ldd' ? '#!/bin/sh\\necho ldd\\n' : read.call(this, file, ...rest); };";
+    const libc = WANTED.endsWith('-musl') ? 'musl' : 'glibc';
+    assertFallback(dir, new RegExp(`its package, ${WANTED}, is not installed: package-lock\\.json lists it, but npm took this ${libc} ` +
+      'system for neither glibc nor musl, as /usr/bin/ldd reads, so it skipped the package: ' +
+      `npm config set libc=${libc} --location=project && npm install`), odd);
+  });
+
   it('names the package to install when no npm lockfile tells more (yarn, pnpm, Bun)', function () {
     if (PREBUILT[PLATFORM] === undefined) this.skip();
     const dir = copyPackage(path.join(tmp, 'app', 'node_modules', 'protobufjs-rustwriter'));
@@ -146,6 +188,13 @@ describe('finding the native addon, and saying why it is not there', function ()
     const dir = copyPackage(path.join(tmp, 'checkout'));
     assertFallback(dir, /no prebuilt addon exists for linux-mips \(prebuilt: [\w-]+(?:, [\w-]+)+\); a git clone of protobufjs-rustwriter builds one/,
       "Object.defineProperty(process, 'platform', { value: 'linux' }); Object.defineProperty(process, 'arch', { value: 'mips' });");
+  });
+
+  it('says no prebuilt addon exists for this C library where only the other one has one (Alpine on 32-bit Arm)', () => {
+    const dir = copyPackage(path.join(tmp, 'checkout'));
+    assertFallback(dir, /no prebuilt addon exists for linux-arm with musl \(prebuilt: [\w-]+(?:, [\w-]+)+\); a git clone of protobufjs-rustwriter builds one/,
+      "Object.defineProperty(process, 'platform', { value: 'linux' }); Object.defineProperty(process, 'arch', { value: 'arm' }); " +
+      "process.report.getReport = () => ({ header: {}, sharedObjects: ['/lib/ld-musl-armhf.so.1'] });");
   });
 
   it('says the permission model refused the addon, and the flag that allows it', function () {

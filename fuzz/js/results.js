@@ -13,7 +13,8 @@ const crypto = require('crypto');
  * @returns {string} Their hash
  */
 function digest(bytes) {
-  return crypto.hash('sha1', bytes, 'base64');
+  // crypto.hash is Node 20.12+ (and 21.7+); the suite also runs on Node 18 and on armv7's 20.11.
+  return crypto.createHash('sha1').update(bytes).digest('base64');
 }
 
 class ResultStore {

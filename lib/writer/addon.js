@@ -24,15 +24,27 @@ const { version: VERSION, bugs: BUGS } = require('../../package.json');
 /**
  * The prebuilt addons, by `process.platform-process.arch`: napi-rs's names for the targets of
  * package.json `napi.targets` (test/addon.test.js checks the two agree). On Linux the C library
- * decides between `-gnu` (glibc) and `-musl`.
+ * decides between `-gnu`/`-gnueabihf` (glibc) and `-musl`.
  */
 const PREBUILT = {
   'linux-x64': ['linux-x64-gnu', 'linux-x64-musl'],
-  'linux-arm64': ['linux-arm64-gnu'],
+  'linux-arm64': ['linux-arm64-gnu', 'linux-arm64-musl'],
+  'linux-arm': ['linux-arm-gnueabihf'],
+  'freebsd-x64': ['freebsd-x64'],
   'darwin-x64': ['darwin-x64'],
   'darwin-arm64': ['darwin-arm64'],
   'win32-x64': ['win32-x64-msvc'],
+  'win32-ia32': ['win32-ia32-msvc'],
+  'win32-arm64': ['win32-arm64-msvc'],
 };
+
+/**
+ * @param {string} name A Linux platform name of PREBUILT
+ * @returns {'gnu'|'musl'} The C library its addon is linked against
+ */
+function libcOf(name) {
+  return name.endsWith('-musl') ? 'musl' : 'gnu';
+}
 
 /**
  * The C library of this Linux process, from the process report (Deno refuses it without
@@ -57,13 +69,14 @@ function linuxLibc() {
 }
 
 /**
- * @returns {string[]} The platform names to try here, the likeliest first
+ * @returns {string[]} The platform names to try here, the likeliest first: on Linux those of this
+ * process's C library (glibc when neither tells), then the others, in case the detection erred
  */
 function candidates() {
   const names = PREBUILT[`${process.platform}-${process.arch}`] || [];
-  if (process.platform !== 'linux' || names.length < 2) return names;
+  if (process.platform !== 'linux') return names;
   const libc = linuxLibc() || 'gnu';
-  return [...names.filter((n) => n.endsWith(`-${libc}`)), ...names.filter((n) => !n.endsWith(`-${libc}`))];
+  return [...names.filter((n) => libcOf(n) === libc), ...names.filter((n) => libcOf(n) !== libc)];
 }
 
 /**
@@ -138,6 +151,24 @@ function projectLockfile() {
 }
 
 /**
+ * The C library npm takes this Linux system for when it installs packages with a `libc` field
+ * (npm 10 and 11, npm-install-checks): from the text of `/usr/bin/ldd` if that file exists, else
+ * from the process report, as `linuxLibc` tells. Only the warning asks this, to tell when npm
+ * skipped the platform package because it read `/usr/bin/ldd` otherwise than the loader reads
+ * this process; the loader itself never reads that file.
+ * @returns {'gnu'|'musl'|null} Which (null: npm recognizes neither, and installs neither package)
+ */
+function npmLibc() {
+  let text;
+  try {
+    text = fs.readFileSync('/usr/bin/ldd', 'utf8');
+  } catch {
+    return linuxLibc();
+  }
+  return text.includes('musl') ? 'musl' : text.includes('GNU C Library') ? 'gnu' : null;
+}
+
+/**
  * Why no addon loaded, and the one thing that fixes it.
  * @param {Array<{id: string, err: *}>} failures What `load` tried and saw fail
  * @returns {string} One sentence, without a final period
@@ -155,6 +186,12 @@ function whyNoAddon(failures) {
     return `no prebuilt addon exists for ${platform} (prebuilt: ${Object.values(PREBUILT).flat().join(', ')}); ` +
       `a git clone of ${NAME} builds one with npm install, given a Rust toolchain`;
   }
+  const libc = process.platform === 'linux' ? linuxLibc() : null;
+  if (libc !== null && !names.some((n) => libcOf(n) === libc)) {
+    // e.g. Alpine on 32-bit Arm: the glibc addon npm may have installed cannot load on musl.
+    return `no prebuilt addon exists for ${platform} with ${libc === 'musl' ? 'musl' : 'glibc'} (prebuilt: ` +
+      `${Object.values(PREBUILT).flat().join(', ')}); a git clone of ${NAME} builds one with npm install, given a Rust toolchain`;
+  }
   if (failures.length > 0) {
     const { id, err } = failures[0];
     return `${path.isAbsolute(id) ? path.relative(process.cwd(), id) || id : id} is there but did not load ` +
@@ -168,6 +205,15 @@ function whyNoAddon(failures) {
   if (lockfile !== null && !lockfile.text.includes(`node_modules/${wanted}"`)) {
     return `its package, ${wanted}, is not installed: ${path.basename(lockfile.file)} has no entry for it, as npm before ` +
       '11.3 writes when it runs on another platform (npm/cli#4828); npm 11.3 or later adds it: npx npm@11 install';
+  }
+  const npmSaw = libc === null ? null : npmLibc();
+  if (lockfile !== null && npmSaw !== libc) {
+    // npm's platform check failed the package's `libc` field: npm install --include=optional
+    // does not help, the libc setting does (npm 10.1 and later).
+    const libcName = (l) => ({ gnu: 'glibc', musl: 'musl' }[l]);
+    return `its package, ${wanted}, is not installed: ${path.basename(lockfile.file)} lists it, but npm took this ` +
+      `${libcName(libc)} system for ${npmSaw === null ? 'neither glibc nor musl' : libcName(npmSaw)}, as /usr/bin/ldd reads, ` +
+      `so it skipped the package: npm config set libc=${libcName(libc)} --location=project && npm install`;
   }
   if (lockfile !== null) {
     return `its package, ${wanted}, is not installed: ${path.basename(lockfile.file)} lists it, so npm skipped optional ` +
