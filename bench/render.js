@@ -2,11 +2,11 @@
 
 /**
  * Renders bench/results/latest.json into bench/results/latest.svg, a bar chart of RustWriter's
- * ratios; into docs/benchmark.md's tables (speed, where the time goes, RustWriter under
- * protobufjs 7.6.6's code, allocation, targets); and into the README's table of gains by message
- * shape, each between its markers. Only `npm run bench:update` (bench/index.js `--update`, after a
- * full run) calls it, right after writing that JSON: every number in them comes from the JSON, so
- * none ever shows a number no run produced, and nothing else rewrites these tracked files.
+ * ratios; into docs/benchmark.md's tables (speed, where the time goes, allocation, targets); and
+ * into the README's table of gains by message shape, each between its markers. Only `npm run
+ * bench:update` (bench/index.js `--update`, after a full run) calls it, right after writing that
+ * JSON: every number in them comes from the JSON, so none ever shows a number no run produced, and
+ * nothing else rewrites these tracked files.
  */
 
 const fs = require('fs');
@@ -19,6 +19,8 @@ const README = path.join(__dirname, '..', 'README.md');
 const DOC = path.join(__dirname, '..', 'docs', 'benchmark.md');
 const SECTION_MARKERS = ['<!-- bench:start -->', '<!-- bench:end -->'];
 const GAINS_MARKERS = ['<!-- gains:start -->', '<!-- gains:end -->'];
+/** The Active LTS line, which the README's table must come from (its run line says so when it does not). */
+const ACTIVE_LTS = '26';
 
 /** Chart geometry (px). */
 const CHART = {
@@ -30,6 +32,7 @@ const CHART = {
   rowHeight: 36,
   barHeight: 12,
   footer: 56, // axis labels and the run line
+  legendWidth: 330, // per legend entry
 };
 /** The log axis spans at least 0.1x to 10x, so charts of different runs compare at a glance. */
 const MIN_DOMAIN = [0.1, 10];
@@ -66,13 +69,14 @@ function logTicks(lo, hi) {
 }
 
 /**
- * The SVG bar chart: per case, RustWriter's ops/s over protobufjs 8.8.1's and 7.6.6's, on a log
- * axis with a line at 1.0.
+ * The SVG bar chart: per case, RustWriter's ops/s over protobufjs's, in protobufjs 8.8.1 and in
+ * 7.6.6 (each under its own reflection code), on a log axis with a line at 1.0.
  * @param {object} run Parsed latest.json
  * @returns {string} SVG document
  */
 function renderSvg(run) {
-  const [ref8, ref7] = ['pbjs8', 'pbjs7'].map((key) => contender(run, key));
+  const legend = { pbjs8: `${contender(run, 'rust').name} vs ${contender(run, 'pbjs8').name}`,
+    pbjs7: `${contender(run, 'rust7').name} vs ${contender(run, 'pbjs7').name}` };
   const ratios = run.cases.filter((c) => !c.error).flatMap((c) => [c.ratios.pbjs8, c.ratios.pbjs7]);
   const ticks = logTicks(Math.min(MIN_DOMAIN[0], ...ratios.map((r) => r / DOMAIN_PADDING)),
     Math.max(MIN_DOMAIN[1], ...ratios.map((r) => r * DOMAIN_PADDING)));
@@ -87,10 +91,10 @@ function renderSvg(run) {
     `<text x="${CHART.labelX}" y="22" font-size="15" font-weight="bold">RustWriter ops/s ÷ protobufjs ops/s, per case ` +
       '(log scale; right of 1.0: RustWriter faster)</text>',
   ];
-  for (const [i, [key, ref]] of [['pbjs8', ref8], ['pbjs7', ref7]].entries()) {
-    const lx = CHART.labelX + i * 240;
+  for (const [i, key] of ['pbjs8', 'pbjs7'].entries()) {
+    const lx = CHART.labelX + i * CHART.legendWidth;
     out.push(`<rect x="${lx}" y="36" width="14" height="12" fill="${COLORS[key]}"/>`,
-      `<text x="${lx + 20}" y="46">vs ${xml(ref.name)}</text>`);
+      `<text x="${lx + 20}" y="46">${xml(legend[key])}</text>`);
   }
   for (const t of ticks) {
     const tx = x(t).toFixed(1);
@@ -125,7 +129,9 @@ function renderSvg(run) {
  * @returns {string} Text
  */
 function runLine(run) {
-  return `Run of ${run.date.slice(0, 10)} on ${format.machineLine(run)}; ${format.commitLine(run)}`;
+  const line = run.node.replace(/^v/, '').split('.')[0];
+  const lts = line === ACTIVE_LTS ? ' (the Active LTS)' : ` (not the Active LTS, Node ${ACTIVE_LTS})`;
+  return `Run of ${run.date.slice(0, 10)} on ${format.machineLine(run)}${lts}; ${format.commitLine(run)}`;
 }
 
 /**
@@ -168,28 +174,30 @@ function allocCell(alloc) {
 
 /**
  * The breakdown table: per case, time per op of protobufjs 8.8.1, the null writer, RustWriter
- * recording only and in full (with each one's share of protobufjs 8.8.1's time), and native
- * calls per op. Empty for a run without breakdowns.
+ * without `finish()` and in full, and RustWriter through the Writer API (each with its share of
+ * protobufjs 8.8.1's time), and native calls per op. Empty for a run without breakdowns.
  * @param {object} run Parsed latest.json
  * @returns {string[]} Markdown lines
  */
 function breakdownTable(run) {
   const cases = run.cases.filter((c) => !c.error && c.breakdown);
   if (!cases.length) return [];
-  const keys = ['pbjs8', 'null', 'record', 'rust'];
+  const keys = Object.keys(cases[0].breakdown.nsPerOp);
   const lines = [
     tableRow(['case', ...keys.map((key) => contender(run, key).name), 'native calls per op']),
     tableRow(['---', ...Array(keys.length + 1).fill('--:')]),
   ];
   for (const c of cases) {
     const ns = c.breakdown.nsPerOp;
-    const cell = (key) => `${format.timePerOp(1e9 / ns[key])}${key === 'pbjs8' ? '' : ` (${Math.round((100 * ns[key]) / ns.pbjs8)}%)`}`;
+    const cell = (key) => (ns[key] === undefined ? 'n/a'
+      : `${format.timePerOp(1e9 / ns[key])}${key === 'pbjs8' ? '' : ` (${Math.round((100 * ns[key]) / ns.pbjs8)}%)`}`);
     const calls = c.breakdown.nativeCallsPerOp;
     lines.push(tableRow([caseTitle(c), ...keys.map(cell), calls === null ? 'n/a' : calls.toFixed(2)]));
   }
   return [
     'Where the time goes: time per op, and in parentheses its share of protobufjs 8.8.1\'s time, from the ' +
-      'medians above. The null writer is the floor no writer can beat; native calls are counted outside the timing:',
+      'medians above. The null writer (protobufjs\'s generated code calling a writer that does nothing) is the floor ' +
+      'of the Writer API path; native calls are counted outside the timing:',
     '',
     ...lines,
     '',
@@ -197,42 +205,12 @@ function breakdownTable(run) {
 }
 
 /**
- * The table of RustWriter driven by protobufjs 7.6.6's generated code, on the cases that time it.
- * @param {object} run Parsed latest.json
- * @returns {string[]} Markdown lines (none if no case did)
- */
-function pbjs7CodegenTable(run) {
-  const cases = run.cases.filter((c) => !c.error && c.contenders.rust7);
-  if (!cases.length) return [];
-  const [ref7, rust7] = ['pbjs7', 'rust7'].map((key) => contender(run, key));
-  const lines = [
-    tableRow(['case', `${ref7.name} ops/s`, `${rust7.name} ops/s`, `vs ${ref7.name}`, `${ref7.name} allocated/op`,
-      `${rust7.name} allocated/op`]),
-    tableRow(['---', ...Array(5).fill('--:')]),
-  ];
-  for (const c of cases) {
-    const [a, b] = [c.contenders.pbjs7, c.contenders.rust7];
-    lines.push(tableRow([caseTitle(c), `${format.opsPerSecond(a.hz)} ±${a.rme.toFixed(1)}%`,
-      `${format.opsPerSecond(b.hz)} ±${b.rme.toFixed(1)}%`, format.ratio(c.ratios.rust7VsPbjs7), allocCell(a.alloc),
-      allocCell(b.alloc)]));
-  }
-  return [
-    'RustWriter driven by protobufjs 7.6.6\'s generated code, which writes packed fields one element at a time ' +
-      '(same run, same rounds):',
-    '',
-    ...lines,
-    '',
-  ];
-}
-
-/**
- * The contenders of the speed and allocation tables: all but the breakdown's and those timed on
- * some cases only.
+ * The contenders of the speed and allocation tables: all but the breakdown's.
  * @param {object} run Parsed latest.json
  * @returns {object[]} Contenders, in run order
  */
 function tableContenders(run) {
-  return run.contenders.filter((c) => !c.breakdown && !c.pbjs7Codegen);
+  return run.contenders.filter((c) => !c.breakdown);
 }
 
 /**
@@ -243,9 +221,9 @@ function tableContenders(run) {
  */
 function speedTable(run) {
   const shown = tableContenders(run);
-  const [ref8, ref7] = ['pbjs8', 'pbjs7'].map((key) => contender(run, key));
-  const ratios = [['pbjs8', `vs ${ref8.name}`], ['pbjs7', `vs ${ref7.name}`], ['faster', 'vs the faster'],
-    ...run.comparisons.map(({ key, label }) => [key, label])];
+  const name = (key) => contender(run, key).name;
+  const ratios = [['pbjs8', `${name('rust')} vs ${name('pbjs8')}`], ['pbjs7', `${name('rust7')} vs ${name('pbjs7')}`],
+    ['faster', `${name('rust')} vs the faster`], ...run.comparisons.map(({ key, label }) => [key, label])];
   const lines = [
     tableRow(['case', 'bytes/op', ...shown.map((c) => `${c.name} ops/s`), ...ratios.map(([, label]) => label)]),
     tableRow(['---', ...Array(1 + shown.length + ratios.length).fill('--:')]),
@@ -296,15 +274,16 @@ function targetsTable(run) {
  * @returns {string} Markdown, markers included
  */
 function renderSection(run) {
-  const [ref8, ref7, rust] = ['pbjs8', 'pbjs7', 'rust'].map((key) => contender(run, key));
-  const others = tableContenders(run).filter((c) => !['pbjs8', 'pbjs7', 'rust'].includes(c.key)).map((c) => c.name);
+  const [ref8, ref7, rust, rust7] = ['pbjs8', 'pbjs7', 'rust', 'rust7'].map((key) => contender(run, key));
+  const others = tableContenders(run).filter((c) => !['pbjs8', 'pbjs7', 'rust', 'rust7'].includes(c.key)).map((c) => c.name);
   const allocFlags = run.options.allocationNodeFlags;
   const met = run.targets.filter((t) => t.status === 'met').length;
   const [noise, missed] = ['noise', 'missed'].map((status) => run.targets.filter((t) => t.status === status).map((t) => t.short));
   return [
     SECTION_MARKERS[0],
     GENERATED,
-    `${runLine(run)}; ${rust.name} vs ${ref8.name} and ${ref7.name}${others.length ? `, beside ${others.join(', ')}` : ''}; ` +
+    `${runLine(run)}; ${rust.name} vs ${ref8.name}, ${rust7.name} vs ${ref7.name}` +
+      `${others.length ? `, beside ${others.join(', ')}` : ''}; ` +
       `timed under Node flags \`${run.options.nodeFlags.join(' ') || '(none)'}\`; the run took ${format.duration(run.runtimeSeconds)}.`,
     '',
     '![RustWriter ops/s over protobufjs ops/s per case](bench/results/latest.svg)',
@@ -313,7 +292,6 @@ function renderSection(run) {
     '',
     ...run.notes.map((note) => `Noise: ${note}\n`),
     ...breakdownTable(run),
-    ...pbjs7CodegenTable(run),
     'Allocated per op, JS heap + external memory, median of the measurement windows (in parentheses: beyond ' +
       'the bytes of the result itself; ~: the windows spread more than 10%)' +
       `${allocFlags ? `, measured in a separate process run with \`node ${allocFlags.join(' ')}\`` : ''}:`,
@@ -322,7 +300,7 @@ function renderSection(run) {
     '',
     `Targets: ${met} of ${run.targets.length} met${noise.length ? `; missed within noise: ${noise.join('; ')}` : ''}` +
       `${missed.length ? `; missed: ${missed.join('; ')}` : ''}. ` +
-      'Ratios are RustWriter\'s ops/s over the other writer\'s, both from this run; the range is what the two timings\' ' +
+      'Ratios are ops/s over ops/s, both from this run; the range is what the two timings\' ' +
       'margins allow, and a miss whose range reaches the target is noise rather than a real miss:',
     '',
     ...targetsTable(run),
@@ -331,31 +309,35 @@ function renderSection(run) {
 }
 
 /**
- * The README's table of gains by message shape: RustWriter against protobufjs 8.8.1 and 7.6.6,
- * RustWriter without its addon against protobufjs 8.8.1, and the native calls per encode, per
- * case of the run.
+ * The README's table of gains by message shape, per case of the run: RustWriter (compiled encoders
+ * in protobufjs 8.8.1), the Writer API path and the JS-only path against protobufjs 8.8.1, RustWriter
+ * in protobufjs 7.6.6 against protobufjs 7.6.6 (each under its own reflection code), and the native
+ * calls per encode; then which Node ran it.
  * @param {object} run Parsed latest.json
  * @returns {string} Markdown, markers included
  */
 function renderGains(run) {
   const ratio = (x) => (Number.isFinite(x) ? `${x.toFixed(2)}x` : 'n/a');
+  const over = (c, of, by) => (c.contenders[of] && c.contenders[by] ? c.contenders[of].hz / c.contenders[by].hz : NaN);
   const rows = run.cases.filter((c) => !c.error).map((c) => {
-    const { pbjs8 } = c.contenders;
-    const jsOnly = c.contenders['rust-js'];
     const calls = c.breakdown && c.breakdown.nativeCallsPerOp;
-    return tableRow([caseTitle(c), format.byteSize(c.bytes), ratio(c.ratios.pbjs8), ratio(c.ratios.pbjs7),
-      jsOnly ? ratio(jsOnly.hz / pbjs8.hz) : 'n/a', calls === null || calls === undefined ? 'n/a' : calls.toFixed(2)]);
+    return tableRow([caseTitle(c), format.byteSize(c.bytes), ratio(over(c, 'rust', 'pbjs8')), ratio(over(c, 'rust-api', 'pbjs8')),
+      ratio(over(c, 'rust-js', 'pbjs8')), ratio(over(c, 'rust7', 'pbjs7')), calls === null || calls === undefined ? 'n/a' : calls.toFixed(2)]);
   });
+  const v8 = contender(run, 'pbjs8').protobufjs || run.packages.protobufjs;
+  const v7 = contender(run, 'pbjs7').protobufjs || run.packages.protobufjs7;
   return [
     GAINS_MARKERS[0],
     GENERATED,
-    tableRow(['message', 'size', 'RustWriter vs protobufjs 8.8.1', 'vs protobufjs 7.6.6', 'without the addon, vs 8.8.1',
-      'native calls per encode']),
-    tableRow(['---', '--:', '--:', '--:', '--:', '--:']),
+    `Under Node ${run.node.replace(/^v/, '')}; each column is ops/s over ops/s of \`T.encode(m).finish()\` in the same run, ` +
+      'each protobufjs under its own reflection code (pbjs static code for the last row):',
+    '',
+    tableRow(['message', 'size', `RustWriter vs protobufjs ${v8}`, 'Writer API path, vs ' + v8, `without the addon, vs ${v8}`,
+      `RustWriter in protobufjs ${v7} vs ${v7}`, 'native calls per encode']),
+    tableRow(['---', '--:', '--:', '--:', '--:', '--:', '--:']),
     ...rows,
     '',
-    `${runLine(run)}. Speed-ups are ops/s over ops/s in the same run; the margins and every other table are in ` +
-      '[docs/benchmark.md](docs/benchmark.md).',
+    `${runLine(run)}. The margins and every other table are in [docs/benchmark.md](docs/benchmark.md).`,
     GAINS_MARKERS[1],
   ].join('\n');
 }
