@@ -3,10 +3,12 @@
 /**
  * Renders bench/results/latest.json into bench/results/latest.svg, a bar chart of RustWriter's
  * ratios; into docs/benchmark.md's tables (speed, where the time goes, allocation, targets); and
- * into the README's table of gains by message shape, each between its markers. Only `npm run
- * bench:update` (bench/index.js `--update`, after a full run) calls it, right after writing that
- * JSON: every number in them comes from the JSON, so none ever shows a number no run produced, and
- * nothing else rewrites these tracked files.
+ * into the README's table of gains by message shape, each between its markers. Renders
+ * bench/results/lines.json (bench/lines.js, one short run per Node line) into docs/benchmark.md's
+ * per-line summary and the README's. Only `npm run bench:update` (bench/index.js `--update`, after
+ * a full run) and `npm run bench:lines -- --update` call it, right after writing their JSON: every
+ * number in them comes from a JSON file, so none ever shows a number no run produced, and nothing
+ * else rewrites these tracked files.
  */
 
 const fs = require('fs');
@@ -17,8 +19,10 @@ const RESULTS = path.join(__dirname, 'results', 'latest.json');
 const SVG = path.join(__dirname, 'results', 'latest.svg');
 const README = path.join(__dirname, '..', 'README.md');
 const DOC = path.join(__dirname, '..', 'docs', 'benchmark.md');
+const LINES = path.join(__dirname, 'results', 'lines.json');
 const SECTION_MARKERS = ['<!-- bench:start -->', '<!-- bench:end -->'];
 const GAINS_MARKERS = ['<!-- gains:start -->', '<!-- gains:end -->'];
+const LINES_MARKERS = ['<!-- lines:start -->', '<!-- lines:end -->'];
 /** The Active LTS line, which the README's table must come from (its run line says so when it does not). */
 const ACTIVE_LTS = '26';
 
@@ -361,16 +365,118 @@ function replaceSection(file, [start, end], section) {
 }
 
 /**
- * Renders latest.json into the SVG, docs/benchmark.md and the README.
- * @returns {undefined}
+ * A geometric mean with its range, as "1.72x (1.51x–1.96x)".
+ * @param {{value: number, range: number[]}} g Summary figure of bench/lines.js
+ * @returns {string} Text
  */
-function main() {
-  const run = JSON.parse(fs.readFileSync(RESULTS, 'utf8'));
-  fs.writeFileSync(SVG, renderSvg(run));
-  replaceSection(DOC, SECTION_MARKERS, renderSection(run));
-  replaceSection(README, GAINS_MARKERS, renderGains(run));
-  process.stdout.write(`wrote ${path.relative(process.cwd(), RESULTS)}, rendered ${path.relative(process.cwd(), SVG)}, ` +
-    'the tables of docs/benchmark.md and the README\'s table of gains\n');
+function withRange(g) {
+  return `${format.ratio(g.value)} (${format.ratio(g.range[0])}–${Number.isFinite(g.range[1]) ? format.ratio(g.range[1]) : 'any'})`;
 }
 
-module.exports = { main, renderSection, renderGains, renderSvg, RESULTS };
+/**
+ * A summary figure against its target, as "1.72x ✓" (met) or "1.32x ✗" (missed, within noise or not).
+ * @param {{value: number, status: string}} g Summary figure of bench/lines.js
+ * @returns {string} Text
+ */
+function verdictMark(g) {
+  return `${format.ratio(g.value)} ${g.status === 'met' ? '✓' : g.status === 'noise' ? '✗ (noise)' : '✗'}`;
+}
+
+/**
+ * The per-line section of docs/benchmark.md: how the runs were made, per line the summary figures
+ * over the target cases with their ranges, and per line and case the two ratios.
+ * @param {object} lines Parsed lines.json
+ * @returns {string} Markdown, markers included
+ */
+function renderLinesSection(lines) {
+  const { names, targets } = lines;
+  const head = tableRow(['Node', `geomean, protobuf.js's own three (${targets.ownThree.join(', ')})`,
+    `geomean, everyday (${targets.everyday.join(', ')})`, `least of the everyday, at least ${format.ratio(targets.least8)}`,
+    `${names.rust7} vs ${names.pbjs7}: geomean, own three / everyday`, `${names['rust-api']} vs ${names.pbjs8}: geomean, everyday`,
+    'noise']);
+  const rows = lines.lines.map((l) => tableRow([l.node.replace(/^v/, ''), withRange(l.summary.own8), withRange(l.summary.everyday8),
+    `${withRange(l.summary.least8)}, ${l.summary.least8.id}`, `${withRange(l.summary.own7)} / ${withRange(l.summary.everyday7)}`,
+    withRange(l.summary.api8), `load ${l.loadAverageAtStart.toFixed(1)}; ${l.noisyTimings} of ${l.timings} timings above ±10%`]));
+  const ids = targets.everyday;
+  const perCase = lines.lines.map((l) => tableRow([l.node.replace(/^v/, ''),
+    ...ids.map((id) => `${format.ratio(l.cases[id].rust8)} / ${format.ratio(l.cases[id].rust7)}`)]));
+  return [
+    LINES_MARKERS[0],
+    GENERATED_LINES,
+    `Runs of ${lines.date.slice(0, 10)} on ${lines.machine.cores} × ${lines.machine.cpu}, ${lines.machine.os}; ` +
+      `${format.commitLine(lines)}; one after the other, each \`node bench/index.js ${lines.args.join(' ')}\` under the ` +
+      `latest release of its line from the npm registry (${lines.rounds} rounds; the run took ${format.duration(lines.runtimeSeconds)}). ` +
+      `Ratios of ${names.rust} over ${names.pbjs8} (targets: geometric means of at least ${format.ratio(targets.geomean8)}, ` +
+      `none of the everyday cases below ${format.ratio(targets.least8)}) and of ${names.rust7} over ${names.pbjs7} (target: ` +
+      `${format.ratio(targets.geomean7)}); in parentheses the range the timings' margins allow:`,
+    '',
+    head,
+    tableRow(['---', ...Array(6).fill('--:')]),
+    ...rows,
+    '',
+    `Per case, ${names.rust} vs ${names.pbjs8} / ${names.rust7} vs ${names.pbjs7}:`,
+    '',
+    tableRow(['Node', ...ids]),
+    tableRow(['---', ...ids.map(() => '--:')]),
+    ...perCase,
+    LINES_MARKERS[1],
+  ].join('\n');
+}
+
+/**
+ * The README's per-line summary: per Node line, the geometric means over the target cases and the
+ * least of the everyday cases, each marked against its target.
+ * @param {object} lines Parsed lines.json
+ * @returns {string} Markdown, markers included
+ */
+function renderLinesSummary(lines) {
+  const { names, targets } = lines;
+  return [
+    LINES_MARKERS[0],
+    GENERATED_LINES,
+    tableRow(['Node', `vs ${names.pbjs8}: geomean, its own three cases (target ${format.ratio(targets.geomean8)})`,
+      `geomean, everyday cases (${format.ratio(targets.geomean8)})`, `least everyday case (${format.ratio(targets.least8)})`,
+      `${names.rust7} vs ${names.pbjs7}: geomean, everyday (${format.ratio(targets.geomean7)})`]),
+    tableRow(['---', '--:', '--:', '--:', '--:']),
+    ...lines.lines.map((l) => tableRow([l.node.replace(/^v/, ''), verdictMark(l.summary.own8), verdictMark(l.summary.everyday8),
+      `${verdictMark(l.summary.least8)}, ${l.summary.least8.id}`, verdictMark(l.summary.everyday7)])),
+    '',
+    `Runs of ${lines.date.slice(0, 10)}, ${format.commitLine(lines)}, shorter than the table's (the everyday cases only, ` +
+      'five contenders, no allocation): how they were made, their ranges and per-case ratios are in ' +
+      '[docs/benchmark.md](docs/benchmark.md#node-lines).',
+    LINES_MARKERS[1],
+  ].join('\n');
+}
+
+/** The line the per-line parts start with. */
+const GENERATED_LINES = '<!-- Generated by bench/render.js from bench/results/lines.json: rerun `npm run bench:lines -- --update` ' +
+  'rather than editing. -->';
+
+/**
+ * Renders latest.json into the SVG, docs/benchmark.md and the README, and lines.json (where it
+ * exists) into their per-line parts.
+ * @param {{latest?: boolean, lines?: boolean}} [which] What to render (default: both)
+ * @returns {undefined}
+ */
+function main({ latest = true, lines = true } = {}) {
+  const wrote = [];
+  if (latest) {
+    const run = JSON.parse(fs.readFileSync(RESULTS, 'utf8'));
+    fs.writeFileSync(SVG, renderSvg(run));
+    replaceSection(DOC, SECTION_MARKERS, renderSection(run));
+    replaceSection(README, GAINS_MARKERS, renderGains(run));
+    wrote.push(`${path.relative(process.cwd(), RESULTS)} into ${path.relative(process.cwd(), SVG)}, docs/benchmark.md's tables ` +
+      'and the README\'s table of gains');
+  }
+  if (lines && fs.existsSync(LINES)) {
+    const summary = JSON.parse(fs.readFileSync(LINES, 'utf8'));
+    replaceSection(DOC, LINES_MARKERS, renderLinesSection(summary));
+    replaceSection(README, LINES_MARKERS, renderLinesSummary(summary));
+    wrote.push(`${path.relative(process.cwd(), LINES)} into docs/benchmark.md's and the README's per-line summaries`);
+  }
+  process.stdout.write(`rendered ${wrote.join('; ')}\n`);
+}
+
+module.exports = {
+  main, renderSection, renderGains, renderSvg, renderLinesSection, renderLinesSummary, RESULTS, LINES,
+};

@@ -214,7 +214,7 @@ function evaluateTargets(cases, names) {
     }
   }
   const least = EVERYDAY.map((id) => byId.get(id)).filter((c) => c && timedAll(c, ['rust', 'pbjs8']));
-  targets.push(...least.map((c) => caseRow(c, 'rust', 'pbjs8', LEAST_VS_8, names, 'none of the everyday cases below')));
+  targets.push(...least.map((c) => caseRow(c, 'rust', 'pbjs8', LEAST_VS_8, names, 'an everyday case')));
   for (const [id, threshold] of Object.entries(VS_8)) {
     const c = byId.get(id);
     if (c && timedAll(c, ['rust', 'pbjs8'])) targets.push(caseRow(c, 'rust', 'pbjs8', threshold, names));
