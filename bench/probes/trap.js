@@ -8,6 +8,7 @@
  * untagged, the ops untagged, the JS-only instance's encoders numbered as the main instance's).
  *
  *   node bench/probes/trap.js [case] [pairs] [--node <major>] [--keys pbjs8,rust,rust-api,null]
+ *     [--modes alone,beside,shared]
  *
  * Each measurement is a fresh process (bench/cases.js prepareCase): "alone" prepares only the
  * contender timed; "beside" and "shared" prepare every contender of the case and run each op for
@@ -16,7 +17,9 @@
  * TIME_MS of CPU time (bench/probes/ab.js's method). The modes alternate their order from pair to pair, so that
  * the machine's drifts hit all alike; the report is, per contender, each mode's median time per op
  * and the medians of the per-pair ratios beside/alone and shared/alone (1.00: no interference).
- * `--node` runs the children under the latest release of that Node line (scripts/runtimes.js).
+ * `--node` runs the children under the latest release of that Node line (scripts/runtimes.js);
+ * `--modes beside` alone gives each contender's time per op in one process, a rough check of the
+ * bench's ratios where benchmark.js's wall-clock timings drown in a loaded machine's noise.
  * Reflection cases only.
  */
 
@@ -101,15 +104,16 @@ function median(xs) {
  * @param {number} pairs Measurements of each mode
  * @param {string} bin Node binary of the children
  * @param {string[]} keys Contenders to time
+ * @param {string[]} modes Modes to run (of MODES)
  * @returns {undefined}
  */
-function parent(id, pairs, bin, keys) {
+function parent(id, pairs, bin, keys, modes) {
   const run = (mode, timed) => JSON.parse(execFileSync(bin, [__filename, '--child', mode, id, timed.join(',')], {
     encoding: 'utf8', env: { ...process.env, BENCH_SHARED_SOURCES: mode === 'shared' ? '1' : '0' }, maxBuffer: 1 << 20,
   }));
   const times = Object.fromEntries(MODES.map((mode) => [mode, Object.fromEntries(keys.map((key) => [key, []]))]));
   for (let k = 0; k < pairs; ++k) {
-    const order = k % 2 ? MODES.slice().reverse() : MODES;
+    const order = k % 2 ? modes.slice().reverse() : modes;
     for (const mode of order) {
       const results = mode === 'alone' ? Object.assign({}, ...keys.map((key) => run(mode, [key]))) : run(mode, keys);
       for (const key of keys) times[mode][key].push(results[key]);
@@ -119,12 +123,14 @@ function parent(id, pairs, bin, keys) {
   const fmt = (ns) => (ns >= 1e4 ? `${(ns / 1e3).toFixed(1)} µs` : `${ns.toFixed(0)} ns`);
   const ratio = (mode, key) => median(times[mode][key].map((t, i) => t / times.alone[key][i])).toFixed(2);
   const version = execFileSync(bin, ['--version'], { encoding: 'utf8' }).trim();
-  process.stdout.write(`${id} under Node ${version}, ${pairs} pairs; time per op, medians (ratio: median of the per-pair ratios ` +
-    'to alone; 1.00 = no interference):\n');
+  const labels = { alone: 'alone', beside: 'beside the others', shared: 'beside them with shared sources' };
+  const withAlone = modes.includes('alone');
+  process.stdout.write(`${id} under Node ${version}, ${pairs} pairs; time per op, medians` +
+    `${withAlone ? ' (ratio: median of the per-pair ratios to alone; 1.00 = no interference)' : ''}:\n`);
   for (const key of keys) {
-    process.stdout.write(`  ${key.padEnd(9)} alone ${fmt(median(times.alone[key]))}, beside the others ` +
-      `${fmt(median(times.beside[key]))} (${ratio('beside', key)}), beside them with shared sources ` +
-      `${fmt(median(times.shared[key]))} (${ratio('shared', key)})\n`);
+    const cells = modes.map((mode) => `${labels[mode]} ${fmt(median(times[mode][key]))}` +
+      `${withAlone && mode !== 'alone' ? ` (${ratio(mode, key)})` : ''}`);
+    process.stdout.write(`  ${key.padEnd(9)} ${cells.join(', ')}\n`);
   }
 }
 
@@ -135,20 +141,23 @@ if (argv[0] === '--child') {
   const positional = [];
   let bin = process.execPath;
   let keys = DEFAULT_KEYS;
+  let modes = MODES;
   for (let i = 0; i < argv.length; ++i) {
     if (argv[i] === '--node') bin = require('../../scripts/runtimes').node(argv[++i]).bin;
     else if (argv[i] === '--keys') keys = argv[++i].split(',');
+    else if (argv[i] === '--modes') modes = argv[++i].split(',');
     else positional.push(argv[i]);
   }
   const [id = 'common', pairs = '3'] = positional;
   const { CASES, CONTENDERS } = require('../cases');
   const c = CASES.find((x) => x.id === id);
   const unknown = keys.filter((key) => !CONTENDERS.some((x) => x.key === key));
-  if (!c || c.codegen === 'static' || unknown.length) {
-    process.stderr.write('usage: node bench/probes/trap.js [case (reflection)] [pairs] [--node <major>] [--keys k,…]' +
+  if (!c || c.codegen === 'static' || unknown.length || !modes.length || modes.some((mode) => !MODES.includes(mode))) {
+    process.stderr.write('usage: node bench/probes/trap.js [case (reflection)] [pairs] [--node <major>] [--keys k,…] ' +
+      `[--modes ${MODES.join(',')}]` +
       `${unknown.length ? ` (unknown contender ${unknown.join(', ')})` : ''}\n`);
     process.exitCode = 2;
   } else {
-    parent(id, Number(pairs), path.resolve(bin), keys);
+    parent(id, Number(pairs), path.resolve(bin), keys, modes);
   }
 }
