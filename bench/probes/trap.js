@@ -12,11 +12,12 @@
  *
  * Each measurement is a fresh process (bench/cases.js prepareCase): "alone" prepares only the
  * contender timed; "beside" and "shared" prepare every contender of the case and run each op for
- * WARM_MS of CPU time, twice round-robin (as the bench's rounds do, so that every contender's feedback is in
- * before any timing), then time each contender named. A timing is the median of batches over
- * TIME_MS of CPU time (bench/probes/ab.js's method). The modes alternate their order from pair to pair, so that
- * the machine's drifts hit all alike; the report is, per contender, each mode's median time per op
- * and the medians of the per-pair ratios beside/alone and shared/alone (1.00: no interference).
+ * WARM_MS of CPU time, twice round-robin (as the bench's rounds do, so that every contender's
+ * feedback is in before any timing), then time the contenders named, their batches interleaved.
+ * A timing is the median of ~1 ms batches over TIME_MS of CPU time per contender. The modes
+ * alternate their order from pair to pair, so that the machine's drifts hit all alike; the report
+ * is, per contender, each mode's median time per op and the medians of the per-pair ratios
+ * beside/alone and shared/alone (1.00: no interference).
  * `--node` runs the children under the latest release of that Node line (scripts/runtimes.js);
  * `--modes beside` alone gives each contender's time per op in one process, a rough check of the
  * bench's ratios where benchmark.js's wall-clock timings drown in a loaded machine's noise.
@@ -51,23 +52,27 @@ function until(ms, fn) {
 }
 
 /**
- * Median time per op of `fn`, in ns, over TIME_MS of batches.
- * @param {function(): *} fn Op, warm
- * @returns {number} ns per op
+ * Median time per op of each op, in ns: batches of about 1 ms, one op's after another's in turn,
+ * for TIME_MS of CPU time per op, so that a machine whose speed drifts (a loaded one) slows all
+ * alike.
+ * @param {Array<function(): *>} fns Ops, warm
+ * @returns {number[]} ns per op of each
  */
-function timeOp(fn) {
-  const start = process.hrtime.bigint();
-  fn();
-  const once = Number(process.hrtime.bigint() - start);
-  const batch = Math.max(MIN_BATCH, Math.ceil(1e6 / Math.max(once, 1)));
-  const times = [];
-  until(TIME_MS, () => {
-    const t0 = process.hrtime.bigint();
-    for (let i = 0; i < batch; ++i) fn();
-    times.push(Number(process.hrtime.bigint() - t0) / batch);
+function timeOps(fns) {
+  const batches = fns.map((fn) => {
+    const start = process.hrtime.bigint();
+    fn();
+    return Math.max(MIN_BATCH, Math.ceil(1e6 / Math.max(Number(process.hrtime.bigint() - start), 1)));
   });
-  times.sort((a, b) => a - b);
-  return times[times.length >> 1];
+  const times = fns.map(() => []);
+  until(TIME_MS * fns.length, () => {
+    fns.forEach((fn, k) => {
+      const t0 = process.hrtime.bigint();
+      for (let i = 0; i < batches[k]; ++i) fn();
+      times[k].push(Number(process.hrtime.bigint() - t0) / batches[k]);
+    });
+  });
+  return times.map((t) => t.sort((a, b) => a - b)[t.length >> 1]);
 }
 
 /**
@@ -83,9 +88,8 @@ function child(mode, id, keys) {
   const c = CASES.find((x) => x.id === id);
   const prepared = prepareCase(c, null, mode === 'alone' ? keys : null);
   for (let round = 0; round < WARM_ROUNDS; ++round) for (const { fn } of prepared) until(WARM_MS, fn);
-  const out = {};
-  for (const key of keys) out[key] = timeOp(prepared.find((x) => x.key === key).fn);
-  process.stdout.write(`${JSON.stringify(out)}\n`);
+  const ns = timeOps(keys.map((key) => prepared.find((x) => x.key === key).fn));
+  process.stdout.write(`${JSON.stringify(Object.fromEntries(keys.map((key, i) => [key, ns[i]])))}\n`);
 }
 
 /**
