@@ -39,10 +39,11 @@ const VERSION_7 = require('protobufjs7/package.json').version;
 /** The environment under which the JS-only contender's instance of the package loads. */
 const JS_ONLY_ENV = { PROTOBUFJS_RUSTWRITER: 'js' };
 /**
- * Where the JS-only instance numbers its compiled encoders from (bench/instances.js): far beyond
- * what the main instance reaches in a run, so no two encoders of the two instances share a source.
+ * How far apart the instances of the package number their compiled encoders (bench/instances.js):
+ * the n-th contender's instance from n × SERIAL_STEP, far beyond what one instance reaches in a
+ * run, so that no two instances' encoders share a source.
  */
-const JS_ONLY_SERIAL_FROM = 1e9;
+const SERIAL_STEP = 1e8;
 
 /**
  * RustWriter and `install` of a separate instance of the package loaded under `env`
@@ -50,11 +51,12 @@ const JS_ONLY_SERIAL_FROM = 1e9;
  * says; the main instance must come out of the load as it went in.
  * @param {Object<string, string>} env Environment of the instance
  * @param {boolean} native Whether the instance must use the native addon
- * @returns {{RustWriter: Function, install: Function}} The instance's exports
+ * @param {number|null} serialFrom Where the instance numbers its compiled encoders from (null: 0)
+ * @returns {{RustWriter: Function, install: Function, _testing: object}} The instance's exports
  */
-function instanceOf(env, native) {
+function instanceOf(env, native, serialFrom) {
   const wasNative = RustWriter.native;
-  const instance = loadInstance(env, SHARED_SOURCES ? null : JS_ONLY_SERIAL_FROM);
+  const instance = loadInstance(env, serialFrom);
   const setting = Object.entries(env).map(([name, value]) => `${name}=${value}`).join(' ');
   if (instance.RustWriter === RustWriter) throw new Error(`${setting} gave the main instance's RustWriter, not a separate one`);
   if (instance.RustWriter.native !== native) {
@@ -69,9 +71,13 @@ function instanceOf(env, native) {
 /**
  * The contenders, in the order each round times them. Each gets its own copy of protobufjs `pkg`
  * (made on first use, bench/copies.js) with RustWriter installed into it with `install`'s options
- * (none: protobufjs as it comes), by the main instance of this package or, with `env`, by a
- * separate instance loaded under those variables (the JS-only path). `op` is what one op does
- * (OP_SOURCES); `writer` is a writer class passed to `encode` instead (the null writer);
+ * (none: protobufjs as it comes): by the main instance of this package for `rust`, by an instance of
+ * its own for every other (bench/instances.js; with `env`, loaded under those variables: the
+ * JS-only path), so that each runs the package's code as an app with its one install does: shared,
+ * the package's helpers and RustWriter's methods would see every contender's writer classes and
+ * paths (the Writer API path, the shadow checks' writer subclass, protobufjs 7's rules).
+ * `op` is what one op does (OP_SOURCES); `writer` is a writer class passed to `encode` instead (the
+ * null writer);
  * `rustInput` contenders get the input RustWriter takes (BigInts for int64-bigint); `checked`
  * contenders must produce the reference's bytes (the first one's, protobufjs 8.8.1's);
  * `breakdown` contenders (a writer that writes nothing, RustWriter without `finish()`) produce no
@@ -134,18 +140,25 @@ const SETUPS = new Map();
  * A contender's protobufjs copy, with RustWriter installed as it says, and the RustWriter class its
  * encodes must write with (null: protobufjs's own writer, or the null writer).
  * @param {object} contender Entry of CONTENDERS
- * @returns {{copy: object, Rust: Function|null, compiled: boolean}} Its setup
+ * @returns {{copy: object, Rust: Function|null, compiled: boolean, testing: object}} Its setup:
+ *   `testing` is the `_testing` of the instance of this package it runs on (its native calls)
  */
 function setupOf(contender) {
   let setup = SETUPS.get(contender.key);
   if (setup !== undefined) return setup;
-  const instance = contender.env ? instanceOf(contender.env, false) : { RustWriter, install };
+  const own = contender.install && contender.key !== 'rust' && !(SHARED_SOURCES && !contender.env);
+  const serialFrom = SHARED_SOURCES ? null : SERIAL_STEP * (CONTENDERS.indexOf(contender) + 1);
+  const instance = own ? instanceOf(contender.env || {}, !contender.env && RustWriter.native, serialFrom)
+    : { RustWriter, install, _testing: require('..')._testing };
   const options = contender.install;
   const copy = loadCopy(contender.pkg, options ? (pb) => instance.install(pb, options) : null);
   if (options && !(copy.pb.Writer.create() instanceof instance.RustWriter)) {
     throw new Error(`${contender.name}: install() did not make ${contender.pkg}'s Writer.create return RustWriters`);
   }
-  setup = { copy, Rust: options ? instance.RustWriter : null, compiled: Boolean(options && options.compiled) };
+  setup = {
+    copy, Rust: options ? instance.RustWriter : null, compiled: Boolean(options && options.compiled),
+    testing: instance._testing,
+  };
   SETUPS.set(contender.key, setup);
   return setup;
 }
