@@ -57,7 +57,7 @@ const SERIAL_STEP = 1e8;
 function instanceOf(env, native, serialFrom) {
   const wasNative = RustWriter.native;
   const instance = loadInstance(env, serialFrom);
-  const setting = Object.entries(env).map(([name, value]) => `${name}=${value}`).join(' ');
+  const setting = Object.entries(env).map(([name, value]) => `${name}=${value}`).join(' ') || 'the environment as it is';
   if (instance.RustWriter === RustWriter) throw new Error(`${setting} gave the main instance's RustWriter, not a separate one`);
   if (instance.RustWriter.native !== native) {
     throw new Error(`RustWriter under ${setting} has native === ${instance.RustWriter.native}, not ${native}`);
