@@ -15,7 +15,8 @@
  * 26 on: docs/benchmark.md, "Timing"), and protobufjs generates the same source for a Type in any
  * Root: untagged, the encoders of every contender's Root of a case (and of every case of one
  * schema) would be one function, polymorphic in the writers and inputs of all of them.
- * `BENCH_SHARED_SOURCES=1` leaves sources untagged, to reproduce that (bench/probes/trap.js).
+ * `BENCH_SHARED_SOURCES=1` leaves sources untagged (and bench/cases.js then puts the native
+ * RustWriter contenders on one instance of the package), to reproduce that (bench/probes/trap.js).
  */
 
 const path = require('path');

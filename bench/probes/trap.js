@@ -5,7 +5,8 @@
  * trap of docs/benchmark.md, "Timing"): each contender's op timed alone in a process, beside all
  * the other contenders of the case as `npm run bench` has them, and beside them with the sources
  * left shared as the bench had them before (`BENCH_SHARED_SOURCES=1`: protobufjs's codegen
- * untagged, the ops untagged, the JS-only instance's encoders numbered as the main instance's).
+ * untagged, the ops untagged, the native RustWriter contenders on the main instance of the
+ * package, the JS-only instance's encoders numbered as the main instance's).
  *
  *   node bench/probes/trap.js [case] [pairs] [--node <major>] [--keys pbjs8,rust,rust-api,null]
  *     [--modes alone,beside,shared]
