@@ -5,19 +5,23 @@
  *
  * A case is a message (or a list of messages, for `stream`) of a schema in bench/fixtures/, built
  * from seeded data (bench/data.js, bench/data-modelled.js), and a way to encode it. Each contender
- * encodes it through its own copy of the generated code: a Root parsed for that case and contender
- * alone (reflection), or its own static module (bench/static.js), so each generated encoder only
- * ever sees one writer class and one kind of input, as in a real process; encoders shared between
- * writers or inputs would turn polymorphic and slow every contender down. What stays shared is
- * each library's writer, as in any process that encodes more than one message type.
+ * is what an app would run: a protobufjs copy of its own (bench/copies.js), with RustWriter
+ * installed into it as the contender says or not at all, and `T.encode(m).finish()` as users call
+ * it. Each contender encodes a case through a Root of its own, parsed for that case and contender
+ * alone (reflection), or its own static module (bench/static.js), and every function generated for
+ * it (protobufjs's codegen, the compiled encoders, the op) has a source of its own, so that no
+ * generated encoder is shared between contenders or cases: an encoder shared between writers or
+ * inputs turns polymorphic and slows every contender down (docs/benchmark.md, "Timing"). What
+ * stays shared is each library's own code, as in any process that encodes more than one message
+ * type.
  */
 
 const assert = require('assert');
 const path = require('path');
 const protobuf = require('protobufjs');
-const protobuf7 = require('protobufjs7');
 const { RustWriter, install } = require('..');
 const { loadInstance } = require('./instances');
+const { loadCopy, setUpAll, tagFor, SHARED_SOURCES } = require('./copies');
 const { prng } = require('../test/helpers');
 const data = require('./data');
 const modelled = require('./data-modelled');
@@ -34,78 +38,86 @@ const VERSION_7 = require('protobufjs7/package.json').version;
 
 /** The environment under which the JS-only contender's instance of the package loads. */
 const JS_ONLY_ENV = { PROTOBUFJS_RUSTWRITER: 'js' };
+/**
+ * How far apart the instances of the package number their compiled encoders (bench/instances.js):
+ * the n-th contender's instance from n × SERIAL_STEP, far beyond what one instance reaches in a
+ * run, so that no two instances' encoders share a source.
+ */
+const SERIAL_STEP = 1e8;
 
 /**
- * RustWriter of a separate instance of the package loaded under `env` (bench/instances.js),
- * checked to be that instance's own class and to use the addon exactly when `native` says; the
- * main instance must come out of the load as it went in.
+ * RustWriter and `install` of a separate instance of the package loaded under `env`
+ * (bench/instances.js), checked to be that instance's own and to use the addon exactly when `native`
+ * says; the main instance must come out of the load as it went in.
  * @param {Object<string, string>} env Environment of the instance
  * @param {boolean} native Whether the instance must use the native addon
- * @returns {Function} The instance's RustWriter
+ * @param {number|null} serialFrom Where the instance numbers its compiled encoders from (null: 0)
+ * @returns {{RustWriter: Function, install: Function, _testing: object}} The instance's exports
  */
-function instanceWriter(env, native) {
+function instanceOf(env, native, serialFrom) {
   const wasNative = RustWriter.native;
-  const { RustWriter: Writer } = loadInstance(env);
-  const setting = Object.entries(env).map(([name, value]) => `${name}=${value}`).join(' ');
-  if (Writer === RustWriter) throw new Error(`${setting} gave the main instance's RustWriter, not a separate one`);
-  if (Writer.native !== native) throw new Error(`RustWriter under ${setting} has native === ${Writer.native}, not ${native}`);
+  const instance = loadInstance(env, serialFrom);
+  const setting = Object.entries(env).map(([name, value]) => `${name}=${value}`).join(' ') || 'the environment as it is';
+  if (instance.RustWriter === RustWriter) throw new Error(`${setting} gave the main instance's RustWriter, not a separate one`);
+  if (instance.RustWriter.native !== native) {
+    throw new Error(`RustWriter under ${setting} has native === ${instance.RustWriter.native}, not ${native}`);
+  }
   if (require('..').RustWriter !== RustWriter || RustWriter.native !== wasNative) {
     throw new Error(`loading RustWriter under ${setting} changed the main instance`);
   }
-  return Writer;
+  return instance;
 }
 
 /**
- * The `Writer` whose `create` is what `install(protobuf, { verify: fraction })` gives protobufjs
- * 8.8.1 (lib/integration/verify.js): RustWriters, `fraction` of them shadowed by protobufjs 8.8.1's own
- * writer. It is installed into a stand-in for the module (its `Writer`, with protobufjs 8.8.1's
- * `BufferWriter` and `util`), so that protobufjs 8.8.1's own contender keeps its writer.
- * @param {number} fraction Fraction of writers checked
- * @returns {{create: function(): object}} Writer
- */
-function checkedWriter(fraction) {
-  const Writer = function Writer() {};
-  Writer.create = () => new protobuf.BufferWriter();
-  install({ Writer, BufferWriter: protobuf.BufferWriter, util: protobuf.util }, { verify: fraction });
-  return Writer;
-}
-
-/**
- * The contenders, in the order each round times them. `op` is what one op does (OP_SOURCES);
- * `checked` contenders must produce the reference's bytes (the first one's, protobufjs 8.8.1's);
+ * The contenders, in the order each round times them. Each gets its own copy of protobufjs `pkg`
+ * (made on first use, bench/copies.js) with RustWriter installed into it with `install`'s options
+ * (none: protobufjs as it comes): by the main instance of this package for `rust`, by an instance of
+ * its own for every other (bench/instances.js; with `env`, loaded under those variables: the
+ * JS-only path), so that each runs the package's code as an app with its one install does: shared,
+ * the package's helpers and RustWriter's methods would see every contender's writer classes and
+ * paths (the Writer API path, the shadow checks' writer subclass, protobufjs 7's rules).
+ * `op` is what one op does (OP_SOURCES); `writer` is a writer class passed to `encode` instead (the
+ * null writer);
+ * `rustInput` contenders get the input RustWriter takes (BigInts for int64-bigint); `checked`
+ * contenders must produce the reference's bytes (the first one's, protobufjs 8.8.1's);
  * `breakdown` contenders (a writer that writes nothing, RustWriter without `finish()`) produce no
- * bytes to check and only feed the breakdown of where the time goes; `pbjs7Codegen` is timed only
- * on the cases that ask for it (RustWriter driven by protobufjs 7.6.6's generated code); `env`
- * marks a writer of a separate instance of the package loaded under those variables
- * (instanceWriter). Every contender that is neither `breakdown` nor `pbjs7Codegen` gets a column
- * of its own in the speed and allocation tables; a ratio between two contenders goes in
- * COMPARISONS.
+ * bytes to check and only feed the breakdown of where the time goes. Every contender that is not
+ * `breakdown` gets a column of its own in the speed and allocation tables; a ratio between two
+ * contenders goes in COMPARISONS.
  */
 const CONTENDERS = [
-  { key: 'pbjs8', name: `protobufjs ${VERSION_8}`, pkg: 'protobufjs', pb: protobuf, writer: protobuf.Writer, op: 'own', checked: true },
-  { key: 'pbjs7', name: `protobufjs ${VERSION_7}`, pkg: 'protobufjs7', pb: protobuf7, writer: protobuf7.Writer, op: 'own', checked: true },
-  { key: 'rust', name: `RustWriter (${VERSION_8} codegen)`, pkg: 'protobufjs', pb: protobuf, writer: RustWriter, op: 'passed', checked: true },
+  { key: 'pbjs8', name: `protobufjs ${VERSION_8}`, pkg: 'protobufjs', op: 'own', checked: true },
+  { key: 'pbjs7', name: `protobufjs ${VERSION_7}`, pkg: 'protobufjs7', op: 'own', checked: true },
   {
-    key: 'rust-js', name: `RustWriter, JS only (${VERSION_8} codegen)`, pkg: 'protobufjs', pb: protobuf,
-    writer: instanceWriter(JS_ONLY_ENV, false), env: JS_ONLY_ENV, op: 'passed', checked: true,
+    key: 'rust', name: `RustWriter (${VERSION_8})`, pkg: 'protobufjs', install: { compiled: true, verify: 0 }, op: 'own',
+    rustInput: true, checked: true,
   },
   {
-    key: 'check1', name: `RustWriter, 1% shadow-checked (${VERSION_8} codegen)`, pkg: 'protobufjs', pb: protobuf,
-    writer: checkedWriter(0.01), op: 'passed', checked: true,
+    key: 'rust-api', name: `RustWriter, Writer API (${VERSION_8})`, pkg: 'protobufjs', install: { compiled: false, verify: 0 },
+    op: 'own', rustInput: true, checked: true,
   },
   {
-    key: 'check100', name: `RustWriter, all shadow-checked (${VERSION_8} codegen)`, pkg: 'protobufjs', pb: protobuf,
-    writer: checkedWriter(1), op: 'passed', checked: true,
+    key: 'rust-js', name: `RustWriter, JS only (${VERSION_8})`, pkg: 'protobufjs', install: { compiled: true, verify: 0 },
+    env: JS_ONLY_ENV, op: 'own', rustInput: true, checked: true,
   },
   {
-    key: 'rust7', name: `RustWriter (${VERSION_7} codegen)`, pkg: 'protobufjs7', pb: protobuf7, writer: RustWriter, op: 'passed',
-    checked: true, pbjs7Codegen: true,
+    key: 'check1', name: `RustWriter, 1% shadow-checked (${VERSION_8})`, pkg: 'protobufjs',
+    install: { compiled: true, verify: 0.01 }, op: 'own', rustInput: true, checked: true,
   },
   {
-    key: 'record', name: `RustWriter without finish() (${VERSION_8} codegen)`, pkg: 'protobufjs', pb: protobuf, writer: RustWriter,
-    op: 'record', breakdown: true,
+    key: 'check100', name: `RustWriter, all shadow-checked (${VERSION_8})`, pkg: 'protobufjs',
+    install: { compiled: true, verify: 1 }, op: 'own', rustInput: true, checked: true,
   },
-  { key: 'null', name: `null writer (${VERSION_8} codegen)`, pkg: 'protobufjs', pb: protobuf, writer: NullWriter, op: 'passed', breakdown: true },
+  {
+    key: 'rust7', name: `RustWriter (${VERSION_7})`, pkg: 'protobufjs7', install: { compiled: true, verify: 0 }, op: 'own',
+    rustInput: true, checked: true,
+  },
+  {
+    key: 'record', name: `RustWriter without finish() (${VERSION_8})`, pkg: 'protobufjs', install: { compiled: true, verify: 0 },
+    op: 'record', rustInput: true, breakdown: true,
+  },
+  { key: 'null', name: `null writer (${VERSION_8} codegen)`, pkg: 'protobufjs', writer: NullWriter, op: 'passed', rustInput: true,
+    breakdown: true },
 ];
 
 /**
@@ -113,16 +125,49 @@ const CONTENDERS = [
  * protobufjs: `of`'s ops/s over `over`'s, under `label`, wherever a case timed both.
  */
 const COMPARISONS = [
+  { key: 'api', label: 'Writer API vs protobufjs 8.8.1', of: 'rust-api', over: 'pbjs8' },
+  { key: 'jsOnly', label: 'JS only vs protobufjs 8.8.1', of: 'rust-js', over: 'pbjs8' },
+  { key: 'compiledAdds', label: 'compiled encoders add', of: 'rust', over: 'rust-api' },
   { key: 'nativeAdds', label: 'native addon adds', of: 'rust', over: 'rust-js' },
   { key: 'check1', label: 'speed with 1% shadow-checked', of: 'check1', over: 'rust' },
   { key: 'check100', label: 'speed with all shadow-checked', of: 'check100', over: 'rust' },
 ];
 
+/** Each contender's protobufjs copy and writer class, by key, made on first use. */
+const SETUPS = new Map();
+
+/**
+ * A contender's protobufjs copy, with RustWriter installed as it says, and the RustWriter class its
+ * encodes must write with (null: protobufjs's own writer, or the null writer).
+ * @param {object} contender Entry of CONTENDERS
+ * @returns {{copy: object, Rust: Function|null, compiled: boolean, testing: object}} Its setup:
+ *   `testing` is the `_testing` of the instance of this package it runs on (its native calls)
+ */
+function setupOf(contender) {
+  let setup = SETUPS.get(contender.key);
+  if (setup !== undefined) return setup;
+  const own = contender.install && contender.key !== 'rust' && !(SHARED_SOURCES && !contender.env);
+  const serialFrom = SHARED_SOURCES ? null : SERIAL_STEP * (CONTENDERS.indexOf(contender) + 1);
+  const instance = own ? instanceOf(contender.env || {}, !contender.env && RustWriter.native, serialFrom)
+    : { RustWriter, install, _testing: require('..')._testing };
+  const options = contender.install;
+  const copy = loadCopy(contender.pkg, options ? (pb) => instance.install(pb, options) : null);
+  if (options && !(copy.pb.Writer.create() instanceof instance.RustWriter)) {
+    throw new Error(`${contender.name}: install() did not make ${contender.pkg}'s Writer.create return RustWriters`);
+  }
+  setup = {
+    copy, Rust: options ? instance.RustWriter : null, compiled: Boolean(options && options.compiled),
+    testing: instance._testing,
+  };
+  SETUPS.set(contender.key, setup);
+  return setup;
+}
+
 /**
  * What one benchmark op does, per mode and contender `op`. `T` is the message type, `m` the input,
- * `Writer` the contender's writer class. protobufjs's own writer is left to the encoder
- * (`Writer.create()` inside `encode`), as users call it; other writers are passed in. `record`
- * stops before `finish()` and returns the writer.
+ * `Writer` the contender's copy's `Writer` (or the writer class passed in). `own` leaves the writer
+ * to the encoder (`Writer.create()` inside `encode`), as users call it; `passed` passes one in;
+ * `record` stops before `finish()` and returns the writer.
  */
 const STREAM_RECORD = 'const w = Writer.create(); for (let i = 0; i < m.length; ++i) T.encodeDelimited(m[i], w); return w;';
 const STREAM_SOURCE = STREAM_RECORD.replace('return w;', 'return w.finish();');
@@ -130,7 +175,7 @@ const OP_SOURCES = {
   single: {
     own: 'return T.encode(m).finish();',
     passed: 'return T.encode(m, Writer.create()).finish();',
-    record: 'return T.encode(m, Writer.create());',
+    record: 'return T.encode(m);',
   },
   stream: { own: STREAM_SOURCE, passed: STREAM_SOURCE, record: STREAM_RECORD },
 };
@@ -160,14 +205,12 @@ function assertLengthsCross(root, message) {
  * The cases, in run order. `group` lets a command line select all variants of a case at once;
  * `proto` is the schema (default bench.proto); `rustInput` maps the input to what RustWriter gets
  * (BigInts for `int64-bigint`, where the protobufjs writers, which cannot take BigInt, get the
- * equal `Long`s); `decoded` gives each contender the input as its own `Type.decode` leaves it;
- * `pbjs7Codegen` adds RustWriter driven by protobufjs 7.6.6's generated code, which writes packed
- * fields one element at a time (`fork()`, one `uint32(v)` per element, `ldelim()`).
+ * equal `Long`s); `decoded` gives each contender the input as its own `Type.decode` leaves it.
  */
 const CASES = [
   {
     id: 'common', group: 'common', title: 'common ~80 B nested', type: 'common.Common', proto: 'common.proto',
-    build: modelled.common, pbjs7Codegen: true,
+    build: modelled.common,
   },
   {
     id: 'catalog', group: 'catalog', title: 'catalog ~16 KB, int32 maps', type: 'catalog.Catalog', proto: 'catalog.proto',
@@ -175,7 +218,7 @@ const CASES = [
   },
   {
     id: 'tile', group: 'tile', title: 'vector tile ~125 KB, decoded', type: 'vector_tile.Tile', proto: 'vector_tile.proto',
-    build: modelled.tile, decoded: true, pbjs7Codegen: true,
+    build: modelled.tile, decoded: true,
   },
   { id: 'tiny', group: 'tiny', title: 'tiny {uint32, string}', type: 'bench.Tiny', build: data.tiny },
   { id: 'small', group: 'small', title: 'small nested, reflection', type: 'bench.Small', build: data.small },
@@ -191,7 +234,6 @@ const CASES = [
   },
   {
     id: 'packed-array', group: 'packed', title: 'packed ×4×10k, arrays', type: 'bench.Packed', build: (r) => data.packed(r, false),
-    pbjs7Codegen: true,
   },
   {
     id: 'packed-typed', group: 'packed', title: 'packed ×4×10k, typed arrays', type: 'bench.Packed',
@@ -201,22 +243,24 @@ const CASES = [
   { id: 'large', group: 'large', title: 'large nested ~1 MB', type: 'bench.Large', build: data.large, verify: assertLengthsCross },
   {
     id: 'stream', group: 'stream', title: `stream ×${data.STREAM_LENGTH} delimited`, type: 'bench.Small', build: data.stream,
-    mode: 'stream', messagesPerOp: data.STREAM_LENGTH, pbjs7Codegen: true,
+    mode: 'stream', messagesPerOp: data.STREAM_LENGTH,
   },
   { id: 'static', group: 'static', title: 'small nested, pbjs static code', type: 'bench.Small', build: data.small, codegen: 'static' },
 ];
 
 /**
- * One benchmark op as a fresh function. Compiled per (case, contender) so that no call site, and
- * so no type feedback, is shared between benchmarks.
+ * One benchmark op as a fresh function, its source unique to the case and contender (`tag`), so
+ * that no call site, and so no type feedback, is shared between benchmarks.
  * @param {string} source Function body
+ * @param {string} tag A comment naming the case and contender (bench/copies.js tagFor)
  * @param {object} T Message type (reflected Type or static class)
  * @param {*} m Input
  * @param {Function} Writer The contender's writer class
  * @returns {() => Uint8Array} The op
  */
-function compileOp(source, T, m, Writer) {
-  return new Function('T', 'm', 'Writer', `'use strict'; return function encodeOp() { ${source} };`)(T, m, Writer);
+function compileOp(source, tag, T, m, Writer) {
+  const body = SHARED_SOURCES ? source : `${tag}\n${source}`;
+  return new Function('T', 'm', 'Writer', `'use strict'; return function encodeOp() { ${body} };`)(T, m, Writer);
 }
 
 /**
@@ -229,7 +273,8 @@ function protoFileOf(c) {
 }
 
 /**
- * The message type a contender encodes a case with.
+ * The message type a contender encodes a case with: from its static module, or from a Root of its
+ * own whose every Type is set up (its code generated) under the case's and contender's tag.
  * @param {object} c Case
  * @param {object} contender Contender
  * @param {Object<string, object>|null} statics Static modules per contender key
@@ -237,26 +282,63 @@ function protoFileOf(c) {
  */
 function typeFor(c, contender, statics) {
   if (c.codegen === 'static') return c.type.split('.').reduce((ns, name) => ns[name], statics[contender.key]);
-  return new contender.pb.Root().loadSync(protoFileOf(c)).lookupType(c.type);
+  const { copy } = setupOf(contender);
+  copy.tag = tagFor(c.id, contender.key);
+  try {
+    const root = new copy.pb.Root().loadSync(protoFileOf(c));
+    setUpAll(copy, root);
+    return root.lookupType(c.type);
+  } finally {
+    copy.tag = null;
+  }
 }
 
 /**
- * The contenders a case times.
+ * Checks that a contender encodes through what it stands for: a compiled encoder or protobufjs's own
+ * (reflection), and a writer of the class it must write with (RustWriter of the right instance, or
+ * protobufjs's own).
  * @param {object} c Case
+ * @param {object} contender Contender
+ * @param {object} T Its message type
+ * @param {*} m Its input
+ * @returns {undefined}
+ */
+function checkContender(c, contender, T, m) {
+  const { copy, Rust, compiled } = setupOf(contender);
+  if (c.codegen !== 'static') {
+    // Compiled encoders are named encode_<Type>_<n> (lib/encoders/compile.js), protobufjs's <Type>$encode.
+    const isCompiled = /^encode_/.test(T.encode.name);
+    if (isCompiled !== compiled) {
+      throw new Error(`${contender.name} on ${c.id}: ${T.fullName}.encode is ${T.encode.name}, ` +
+        `${compiled ? 'not a compiled encoder' : 'a compiled encoder'}`);
+    }
+  }
+  if (contender.writer) return;
+  const w = T.encode(c.mode === 'stream' ? m[0] : m);
+  const expected = Rust || copy.pb.Writer;
+  const ok = w instanceof expected && (Rust !== null || !(w instanceof RustWriter));
+  w.finish();
+  if (!ok) throw new Error(`${contender.name} on ${c.id}: encode wrote with a ${w.constructor.name}, not a ${expected.name}`);
+}
+
+/**
+ * The contenders a case times (all of them, or those named).
+ * @param {object} c Case
+ * @param {string[]|null} [keys] Only these contenders (null or absent: all)
  * @returns {object[]} Entries of CONTENDERS, in order
  */
-function contendersOf(c) {
-  return CONTENDERS.filter((contender) => !contender.pbjs7Codegen || c.pbjs7Codegen);
+function contendersOf(c, keys = null) {
+  return CONTENDERS.filter((contender) => !keys || keys.includes(contender.key));
 }
 
 /**
  * The contenders of one case, with their ops, ready for bench/suite.js.
  * @param {object} c Case
  * @param {Object<string, object>|null} statics Static modules per contender key (static case only)
- * @param {string[]} [keys] Only these contenders (default: all of the case's)
+ * @param {string[]|null} [keys] Only these contenders (default: all of the case's)
  * @returns {Array<{key: string, name: string, checked: boolean, fn: () => *}>} Contenders, reference first
  */
-function prepareCase(c, statics, keys) {
+function prepareCase(c, statics, keys = null) {
   const input = c.build(prng(SEED));
   if (c.verify) c.verify(new protobuf.Root().loadSync(PROTO_FILE), input);
   // Encoded once by protobufjs 8.8.1; each contender then decodes these bytes with its own type.
@@ -264,15 +346,16 @@ function prepareCase(c, statics, keys) {
     ? new protobuf.Root().loadSync(protoFileOf(c)).lookupType(c.type).encode(input).finish()
     : null;
   const sources = OP_SOURCES[c.mode || 'single'];
-  const chosen = contendersOf(c).filter((contender) => !keys || keys.includes(contender.key));
-  return chosen.map((contender) => {
+  return contendersOf(c, keys).map((contender) => {
     const T = typeFor(c, contender, statics);
     let m = encoded ? T.decode(encoded) : input;
-    // Every writer but protobufjs's own takes the case's RustWriter input (BigInts for int64-bigint).
-    if (contender.op !== 'own' && c.rustInput) m = c.rustInput(m);
-    const fn = compileOp(sources[contender.op], T, m, contender.writer);
+    // RustWriter takes the case's RustWriter input (BigInts for int64-bigint), protobufjs's writers Longs.
+    if (contender.rustInput && c.rustInput) m = c.rustInput(m);
+    checkContender(c, contender, T, m);
+    const Writer = contender.writer || setupOf(contender).copy.pb.Writer;
+    const fn = compileOp(sources[contender.op], tagFor(c.id, contender.key), T, m, Writer);
     return { key: contender.key, name: contender.name, checked: Boolean(contender.checked), fn };
   });
 }
 
-module.exports = { CASES, CONTENDERS, COMPARISONS, PROTO_FILE, contendersOf, prepareCase };
+module.exports = { CASES, CONTENDERS, COMPARISONS, PROTO_FILE, contendersOf, prepareCase, setupOf };

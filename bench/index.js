@@ -1,23 +1,27 @@
 'use strict';
 
 /**
- * `npm run bench [-- case ...]`: RustWriter against protobufjs 8.8.1's and 7.6.6's writers on
- * the cases of bench/cases.js, and against itself without the native addon. Per case: byte check
- * and ops/s of every contender, timed in this process under Node's default flags
- * (bench/suite.js); where the time goes (protobufjs 8.8.1, a null writer, RustWriter without
- * `finish()` and in full, native calls per op); bytes allocated per op, measured in a child
- * process with the flags that needs (bench/alloc.js). Then the targets (bench/targets.js) and a
- * summary of which misses are noise. `--help` lists cases, contenders and options
- * (bench/options.js).
+ * `npm run bench [-- [options] case ...]`: RustWriter as an app gets it (installed into protobufjs
+ * 8.8.1, compiled encoders, `T.encode(m).finish()`) against protobufjs 8.8.1's own writer and
+ * code, RustWriter installed into protobufjs 7.6.6 against protobufjs 7.6.6, and beside them the
+ * Writer API path, the JS-only path and the shadow checks, on the cases of bench/cases.js; each
+ * contender in a protobufjs copy of its own (bench/copies.js). Per case: byte check and ops/s of
+ * every contender, timed in this process under Node's default flags (bench/suite.js); where the
+ * time goes (protobufjs 8.8.1, a null writer, RustWriter without `finish()` and in full, the
+ * Writer API path, native calls per op); bytes allocated per op, measured in a child process with
+ * the flags that needs (bench/alloc.js). Then the targets (bench/targets.js) and a summary of
+ * which misses are noise. `--help` lists cases, contenders and options (bench/options.js);
+ * `--node <major>` runs the same command line under the latest release of that Node line.
  *
  * Results go to stdout, progress to stderr (bench/progress.js). A run writes nothing git tracks:
- * its JSON goes to target/bench/last-run.json. Only `--update` (`npm run bench:update`), and only
- * on a full run, also writes bench/results/latest.json and renders the SVG and the README tables
- * from it (bench/render.js), so the README only ever shows a full run. Exits 1 if some case's
- * bytes differ, 2 on an unknown option or case; a missed target is only reported.
+ * its JSON goes to target/bench/last-run.json. Only `--update` (`npm run bench:update`, which runs
+ * under Node 26, the Active LTS), and only on a full run, also writes bench/results/latest.json and
+ * renders the SVG and the README tables from it (bench/render.js), so the README only ever shows a
+ * full run. Exits 1 if some case's bytes differ, 2 on an unknown option or case; a missed target is
+ * only reported.
  */
 
-const { execFileSync } = require('child_process');
+const { execFileSync, spawnSync } = require('child_process');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
@@ -48,18 +52,19 @@ const NATIVE_CALL_OPS = 100;
 const NAMES = Object.fromEntries(CONTENDERS.map(({ key, name }) => [key, name]));
 
 /**
- * RustWriter's ops/s over each protobufjs writer's, and over the faster of the two; RustWriter
- * driven by protobufjs 7.6.6's code over protobufjs 7.6.6, where it was timed; and each of
- * COMPARISONS whose two contenders the case timed.
+ * The ratios of a case, each where the case timed its contenders: RustWriter in protobufjs 8.8.1
+ * over protobufjs 8.8.1 (`pbjs8`); RustWriter in protobufjs 7.6.6 over protobufjs 7.6.6 (`pbjs7`),
+ * each protobufjs under its own reflection code; RustWriter in 8.8.1 over the faster protobufjs
+ * (`faster`); and each of COMPARISONS.
  * @param {Object<string, {hz: number}>} contenders Timed contenders by key
- * @returns {{pbjs8: number, pbjs7: number, faster: number, rust7VsPbjs7?: number}} Ratios (and COMPARISONS' keys)
+ * @returns {{pbjs8?: number, pbjs7?: number, faster?: number}} Ratios (and COMPARISONS' keys)
  */
 function ratiosOf(contenders) {
   const { rust, pbjs8, pbjs7, rust7 } = contenders;
-  const ratios = {
-    pbjs8: rust.hz / pbjs8.hz, pbjs7: rust.hz / pbjs7.hz, faster: rust.hz / Math.max(pbjs8.hz, pbjs7.hz),
-  };
-  if (rust7) ratios.rust7VsPbjs7 = rust7.hz / pbjs7.hz;
+  const ratios = {};
+  if (rust && pbjs8) ratios.pbjs8 = rust.hz / pbjs8.hz;
+  if (rust7 && pbjs7) ratios.pbjs7 = rust7.hz / pbjs7.hz;
+  if (rust && pbjs8 && pbjs7) ratios.faster = rust.hz / Math.max(pbjs8.hz, pbjs7.hz);
   for (const { key, of, over } of COMPARISONS) {
     if (contenders[of] && contenders[over]) ratios[key] = contenders[of].hz / contenders[over].hz;
   }
@@ -78,15 +83,21 @@ function nativeCallsPerOp(fn) {
   return ((nativeCallsMade() - before) >>> 0) / NATIVE_CALL_OPS;
 }
 
+/** The contenders of the breakdown of where the time goes, in its order; the first is the reference. */
+const BREAKDOWN_KEYS = ['pbjs8', 'null', 'record', 'rust', 'rust-api'];
+
 /**
- * Where the time of an encode goes, from one run's timings.
+ * Where the time of an encode goes, from one run's timings: the time per op of each of
+ * BREAKDOWN_KEYS the case timed, or null without protobufjs 8.8.1 and RustWriter.
  * @param {Object<string, {hz: number}>} contenders Timed contenders by key
  * @param {number|null} nativeCalls Native calls per op
- * @returns {{nsPerOp: {pbjs8: number, null: number, record: number, rust: number}, nativeCallsPerOp: number|null}}
+ * @returns {{nsPerOp: Object<string, number>, nativeCallsPerOp: number|null}|null} Breakdown
  */
 function breakdownOf(contenders, nativeCalls) {
-  const ns = (key) => 1e9 / contenders[key].hz;
-  return { nsPerOp: { pbjs8: ns('pbjs8'), null: ns('null'), record: ns('record'), rust: ns('rust') }, nativeCallsPerOp: nativeCalls };
+  if (!contenders.pbjs8 || !contenders.rust) return null;
+  const timed = BREAKDOWN_KEYS.filter((key) => contenders[key]);
+  const nsPerOp = Object.fromEntries(timed.map((key) => [key, 1e9 / contenders[key].hz]));
+  return { nsPerOp, nativeCallsPerOp: nativeCalls };
 }
 
 /**
@@ -108,9 +119,10 @@ function allocText(alloc) {
  */
 function breakdownText({ nsPerOp, nativeCallsPerOp: calls }) {
   const time = (key) => format.timePerOp(1e9 / nsPerOp[key]);
-  const share = (key) => `${time(key)} (${Math.round((100 * nsPerOp[key]) / nsPerOp.pbjs8)}%)`;
-  return `  time per op: ${NAMES.pbjs8} ${time('pbjs8')}; null writer ${share('null')}; RustWriter without finish() ` +
-    `${share('record')}, in full ${share('rust')}; native calls per op ${calls === null ? 'n/a' : calls.toFixed(2)}\n`;
+  const share = (key) => `${NAMES[key]} ${time(key)} (${Math.round((100 * nsPerOp[key]) / nsPerOp.pbjs8)}%)`;
+  const shares = Object.keys(nsPerOp).filter((key) => key !== 'pbjs8').map(share);
+  return `  time per op: ${NAMES.pbjs8} ${time('pbjs8')}; ${shares.join('; ')}; native calls per op ` +
+    `${calls === null ? 'n/a' : calls.toFixed(2)}\n`;
 }
 
 /**
@@ -119,21 +131,25 @@ function breakdownText({ nsPerOp, nativeCallsPerOp: calls }) {
  * @returns {string} Text
  */
 function ratiosText(ratios) {
+  const main = [
+    ['pbjs8', `${NAMES.rust} vs ${NAMES.pbjs8}`], ['pbjs7', `${NAMES.rust7} vs ${NAMES.pbjs7}`],
+    ['faster', `${NAMES.rust} vs the faster protobufjs`],
+  ].filter(([key]) => ratios[key] !== undefined).map(([key, label]) => `  ${label}: ${format.ratio(ratios[key])}\n`);
   const compared = COMPARISONS.filter(({ key }) => ratios[key] !== undefined)
     .map(({ key, label, of, over }) => `  ${label}: ${format.ratio(ratios[key])} (${NAMES[of]} ÷ ${NAMES[over]})\n`);
-  return `  RustWriter: ${format.ratio(ratios.pbjs8)} vs ${NAMES.pbjs8}, ${format.ratio(ratios.pbjs7)} vs ${NAMES.pbjs7}, ` +
-    `${format.ratio(ratios.faster)} vs the faster` +
-    `${ratios.rust7VsPbjs7 ? `; ${NAMES.rust7}: ${format.ratio(ratios.rust7VsPbjs7)} vs ${NAMES.pbjs7}` : ''}\n${compared.join('')}`;
+  return `${main.join('')}${compared.join('')}`;
 }
 
 /**
  * Benchmarks one case: bytes, ops/s, breakdown, allocation.
  * @param {object} c Case of bench/cases.js
  * @param {Object<string, object>|null} statics Static modules per contender key
+ * @param {{contenders: string[]|null, alloc: boolean}} options Contenders to time (null: all), and
+ *   whether to measure allocation
  * @returns {Promise<object>} Case record of the results file
  */
-async function benchCase(c, statics) {
-  const contenders = prepareCase(c, statics);
+async function benchCase(c, statics, options) {
+  const contenders = prepareCase(c, statics, options.contenders);
   const timed = runCase(c.title, contenders);
   const record = { id: c.id, group: c.group, title: c.title, bytes: timed.bytes, messagesPerOp: c.messagesPerOp || 1 };
   process.stdout.write(`\n${c.title}: ${timed.bytes.toLocaleString('en-US')} bytes per op` +
@@ -142,9 +158,10 @@ async function benchCase(c, statics) {
     process.stdout.write(`  BYTES DIFFER ${timed.error}\n`);
     return { ...record, error: timed.error };
   }
-  const nativeCalls = nativeCallsPerOp(contenders.find((x) => x.key === 'rust').fn);
+  const rust = contenders.find((x) => x.key === 'rust');
+  const nativeCalls = rust ? nativeCallsPerOp(rust.fn) : null;
   const checked = contenders.filter((x) => x.checked).map((x) => x.key);
-  const allocs = await measureInChild(c.id, checked);
+  const allocs = options.alloc ? await measureInChild(c.id, checked) : {};
   record.contenders = {};
   for (const result of timed.results) {
     const alloc = allocs[result.key];
@@ -157,7 +174,7 @@ async function benchCase(c, statics) {
   record.ratios = ratiosOf(record.contenders);
   record.breakdown = breakdownOf(record.contenders, nativeCalls);
   process.stdout.write(ratiosText(record.ratios));
-  process.stdout.write(breakdownText(record.breakdown));
+  if (record.breakdown) process.stdout.write(breakdownText(record.breakdown));
   return record;
 }
 
@@ -213,7 +230,7 @@ function targetsText({ targets, skipped }, noise) {
     summary.push(`Most timings are noisy, so most ranges are wide: for verdicts that tell, rerun when the machine is idle ` +
       `(load average well below ${noise.cores}).`);
   }
-  return `\nTargets (RustWriter's ops/s over the other writer's, both from this run; in parentheses the range the ` +
+  return `\nTargets (ops/s over ops/s, both from this run; in parentheses the range the ` +
     `two timings' margins allow):\n${lines.join('')}\n${summary.join('\n')}\n`;
 }
 
@@ -252,26 +269,29 @@ function writeJson(file, value) {
 
 /**
  * Runs the cases of a command line, reports them and writes the results file.
- * @param {{update: boolean, cases: object[]}} options Parsed command line
+ * @param {{update: boolean, alloc: boolean, contenders: string[]|null, cases: object[]}} options Parsed command line
  * @returns {Promise<undefined>}
  */
 async function run(options) {
   const started = Date.now();
   const [loadAverage] = os.loadavg();
   const { cases } = options;
-  const progress = new Progress(cases.map((c) => ({ id: c.id, budget: budgetOf(c, contendersOf(c), ROUNDS) })));
-  progress.start(`Benchmarking ${cases.length} of ${CASES.length} cases, ${ROUNDS} rounds each, load average ` +
-    `${loadAverage.toFixed(1)} on ${os.cpus().length} cores`);
+  const progress = new Progress(cases.map((c) => ({
+    id: c.id, budget: budgetOf(c, contendersOf(c, options.contenders), ROUNDS, options.alloc),
+  })));
+  progress.start(`Benchmarking ${cases.length} of ${CASES.length} cases, ${ROUNDS} rounds each, under Node ` +
+    `${process.versions.node}, load average ${loadAverage.toFixed(1)} on ${os.cpus().length} cores`);
   const records = [];
   for (const c of cases) {
-    const contenders = contendersOf(c);
-    progress.caseStart(`(${c.title}): checking bytes, timing ${contenders.length} writers × ${ROUNDS} rounds, measuring allocation`);
+    const contenders = contendersOf(c, options.contenders);
+    progress.caseStart(`(${c.title}): checking bytes, timing ${contenders.length} writers × ${ROUNDS} rounds` +
+      `${options.alloc ? ', measuring allocation' : ''}`);
     const statics = c.codegen === 'static' ? await loadStaticModules(PROTO_FILE, contenders) : null;
-    records.push(await benchCase(c, statics));
+    records.push(await benchCase(c, statics, options));
     progress.caseEnd();
   }
 
-  const evaluated = evaluateTargets(records, CASES.length, NAMES);
+  const evaluated = evaluateTargets(records, NAMES);
   const noise = noiseOf(records, loadAverage);
   process.stdout.write(targetsText(evaluated, noise));
 
@@ -292,9 +312,10 @@ async function run(options) {
       benchmark: versionOf('benchmark'),
     },
     git: gitState(),
-    contenders: CONTENDERS.map(({ key, name, checked, breakdown, pbjs7Codegen, env }) =>
+    contenders: contendersOf(null, options.contenders).map(({ key, name, pkg, install, checked, breakdown, env }) =>
       ({
-        key, name, checked: Boolean(checked), breakdown: Boolean(breakdown), pbjs7Codegen: Boolean(pbjs7Codegen),
+        key, name, protobufjs: versionOf(pkg), install: install || null, checked: Boolean(checked),
+        breakdown: Boolean(breakdown),
         ...(env && { env }),
       })),
     comparisons: COMPARISONS,
@@ -304,6 +325,8 @@ async function run(options) {
       nodeFlags: process.execArgv,
       allocationNodeFlags: ALLOC_FLAGS,
       cases: cases.map((c) => c.id),
+      contenders: options.contenders,
+      alloc: options.alloc,
     },
     runtimeSeconds: (Date.now() - started) / 1000,
     cases: records,
@@ -323,6 +346,27 @@ async function run(options) {
 }
 
 /**
+ * Runs this command line again under the latest release of another Node line (scripts/runtimes.js:
+ * fetched from the npm registry on first use), without its `--node`.
+ * @param {string} line Node major version
+ * @param {string[]} argv Command-line arguments
+ * @returns {number} The run's exit code
+ */
+function underNode(line, argv) {
+  const { node } = require('../scripts/runtimes');
+  const runtime = node(line);
+  const args = [];
+  for (let i = 0; i < argv.length; ++i) {
+    if (argv[i] === '--node') i += 1;
+    else if (!argv[i].startsWith('--node=')) args.push(argv[i]);
+  }
+  process.stderr.write(`bench: running under ${runtime.name} (${path.relative(ROOT, runtime.bin)})\n`);
+  const out = spawnSync(runtime.bin, [__filename, ...args], { stdio: 'inherit', cwd: ROOT });
+  if (out.error) throw out.error;
+  return out.status === null ? 1 : out.status;
+}
+
+/**
  * The command line: `--help`, a run, or a one-line error.
  * @param {string[]} argv Command-line arguments
  * @returns {Promise<undefined>}
@@ -333,7 +377,8 @@ async function main(argv) {
     options = parseOptions(argv, process.env);
     if (options.update && !options.full) {
       throw new UsageError(`--update renders the README from a full run only; this command line runs ${options.cases.length} ` +
-        `of ${CASES.length} cases (drop the case names and BENCH_CASES)`);
+        `of ${CASES.length} cases${options.contenders ? `, ${options.contenders.length} of ${CONTENDERS.length} contenders` : ''}` +
+        `${options.alloc ? '' : ', no allocation'} (drop the case names, BENCH_CASES, --contenders and --no-alloc)`);
     }
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
@@ -345,6 +390,10 @@ async function main(argv) {
     process.stdout.write(helpText({
       lastRun: path.relative(ROOT, LAST_RUN), results: path.relative(ROOT, render.RESULTS),
     }));
+    return;
+  }
+  if (options.node !== null && options.node !== process.versions.node.split('.')[0]) {
+    process.exitCode = underNode(options.node, argv);
     return;
   }
   if (!RustWriter.native) {

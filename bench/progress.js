@@ -28,12 +28,13 @@ const STATIC_SECONDS = 2;
  * @param {object} c Case of bench/cases.js
  * @param {object[]} contenders Its contenders (bench/cases.js contendersOf)
  * @param {number} rounds Rounds of timing
+ * @param {boolean} [alloc] Whether allocation is measured (default true)
  * @returns {number} Seconds
  */
-function budgetOf(c, contenders, rounds) {
+function budgetOf(c, contenders, rounds, alloc = true) {
   const checked = contenders.filter((x) => x.checked).length;
-  return contenders.length * rounds * SECONDS_PER_BENCHMARK + ALLOC_CHILD_SECONDS +
-    checked * ALLOC_SECONDS_PER_CONTENDER +
+  return contenders.length * rounds * SECONDS_PER_BENCHMARK +
+    (alloc ? ALLOC_CHILD_SECONDS + checked * ALLOC_SECONDS_PER_CONTENDER : 0) +
     (c.codegen === 'static' ? STATIC_SECONDS : 0);
 }
 

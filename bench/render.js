@@ -2,11 +2,13 @@
 
 /**
  * Renders bench/results/latest.json into bench/results/latest.svg, a bar chart of RustWriter's
- * ratios; into docs/benchmark.md's tables (speed, where the time goes, RustWriter under
- * protobufjs 7.6.6's code, allocation, targets); and into the README's table of gains by message
- * shape, each between its markers. Only `npm run bench:update` (bench/index.js `--update`, after a
- * full run) calls it, right after writing that JSON: every number in them comes from the JSON, so
- * none ever shows a number no run produced, and nothing else rewrites these tracked files.
+ * ratios; into docs/benchmark.md's tables (speed, where the time goes, allocation, targets); and
+ * into the README's table of gains by message shape, each between its markers. Renders
+ * bench/results/lines.json (bench/lines.js, one short run per Node line) into docs/benchmark.md's
+ * per-line summary and the README's. Only `npm run bench:update` (bench/index.js `--update`, after
+ * a full run) and `npm run bench:lines -- --update` call it, right after writing their JSON: every
+ * number in them comes from a JSON file, so none ever shows a number no run produced, and nothing
+ * else rewrites these tracked files.
  */
 
 const fs = require('fs');
@@ -17,8 +19,12 @@ const RESULTS = path.join(__dirname, 'results', 'latest.json');
 const SVG = path.join(__dirname, 'results', 'latest.svg');
 const README = path.join(__dirname, '..', 'README.md');
 const DOC = path.join(__dirname, '..', 'docs', 'benchmark.md');
+const LINES = path.join(__dirname, 'results', 'lines.json');
 const SECTION_MARKERS = ['<!-- bench:start -->', '<!-- bench:end -->'];
 const GAINS_MARKERS = ['<!-- gains:start -->', '<!-- gains:end -->'];
+const LINES_MARKERS = ['<!-- lines:start -->', '<!-- lines:end -->'];
+/** The Active LTS line, which the README's table must come from (its run line says so when it does not). */
+const ACTIVE_LTS = '26';
 
 /** Chart geometry (px). */
 const CHART = {
@@ -30,6 +36,7 @@ const CHART = {
   rowHeight: 36,
   barHeight: 12,
   footer: 56, // axis labels and the run line
+  legendWidth: 330, // per legend entry
 };
 /** The log axis spans at least 0.1x to 10x, so charts of different runs compare at a glance. */
 const MIN_DOMAIN = [0.1, 10];
@@ -66,13 +73,14 @@ function logTicks(lo, hi) {
 }
 
 /**
- * The SVG bar chart: per case, RustWriter's ops/s over protobufjs 8.8.1's and 7.6.6's, on a log
- * axis with a line at 1.0.
+ * The SVG bar chart: per case, RustWriter's ops/s over protobufjs's, in protobufjs 8.8.1 and in
+ * 7.6.6 (each under its own reflection code), on a log axis with a line at 1.0.
  * @param {object} run Parsed latest.json
  * @returns {string} SVG document
  */
 function renderSvg(run) {
-  const [ref8, ref7] = ['pbjs8', 'pbjs7'].map((key) => contender(run, key));
+  const legend = { pbjs8: `${contender(run, 'rust').name} vs ${contender(run, 'pbjs8').name}`,
+    pbjs7: `${contender(run, 'rust7').name} vs ${contender(run, 'pbjs7').name}` };
   const ratios = run.cases.filter((c) => !c.error).flatMap((c) => [c.ratios.pbjs8, c.ratios.pbjs7]);
   const ticks = logTicks(Math.min(MIN_DOMAIN[0], ...ratios.map((r) => r / DOMAIN_PADDING)),
     Math.max(MIN_DOMAIN[1], ...ratios.map((r) => r * DOMAIN_PADDING)));
@@ -87,10 +95,10 @@ function renderSvg(run) {
     `<text x="${CHART.labelX}" y="22" font-size="15" font-weight="bold">RustWriter ops/s ÷ protobufjs ops/s, per case ` +
       '(log scale; right of 1.0: RustWriter faster)</text>',
   ];
-  for (const [i, [key, ref]] of [['pbjs8', ref8], ['pbjs7', ref7]].entries()) {
-    const lx = CHART.labelX + i * 240;
+  for (const [i, key] of ['pbjs8', 'pbjs7'].entries()) {
+    const lx = CHART.labelX + i * CHART.legendWidth;
     out.push(`<rect x="${lx}" y="36" width="14" height="12" fill="${COLORS[key]}"/>`,
-      `<text x="${lx + 20}" y="46">vs ${xml(ref.name)}</text>`);
+      `<text x="${lx + 20}" y="46">${xml(legend[key])}</text>`);
   }
   for (const t of ticks) {
     const tx = x(t).toFixed(1);
@@ -125,7 +133,9 @@ function renderSvg(run) {
  * @returns {string} Text
  */
 function runLine(run) {
-  return `Run of ${run.date.slice(0, 10)} on ${format.machineLine(run)}; ${format.commitLine(run)}`;
+  const line = run.node.replace(/^v/, '').split('.')[0];
+  const lts = line === ACTIVE_LTS ? ' (the Active LTS)' : ` (not the Active LTS, Node ${ACTIVE_LTS})`;
+  return `Run of ${run.date.slice(0, 10)} on ${format.machineLine(run)}${lts}; ${format.commitLine(run)}`;
 }
 
 /**
@@ -168,28 +178,30 @@ function allocCell(alloc) {
 
 /**
  * The breakdown table: per case, time per op of protobufjs 8.8.1, the null writer, RustWriter
- * recording only and in full (with each one's share of protobufjs 8.8.1's time), and native
- * calls per op. Empty for a run without breakdowns.
+ * without `finish()` and in full, and RustWriter through the Writer API (each with its share of
+ * protobufjs 8.8.1's time), and native calls per op. Empty for a run without breakdowns.
  * @param {object} run Parsed latest.json
  * @returns {string[]} Markdown lines
  */
 function breakdownTable(run) {
   const cases = run.cases.filter((c) => !c.error && c.breakdown);
   if (!cases.length) return [];
-  const keys = ['pbjs8', 'null', 'record', 'rust'];
+  const keys = Object.keys(cases[0].breakdown.nsPerOp);
   const lines = [
     tableRow(['case', ...keys.map((key) => contender(run, key).name), 'native calls per op']),
     tableRow(['---', ...Array(keys.length + 1).fill('--:')]),
   ];
   for (const c of cases) {
     const ns = c.breakdown.nsPerOp;
-    const cell = (key) => `${format.timePerOp(1e9 / ns[key])}${key === 'pbjs8' ? '' : ` (${Math.round((100 * ns[key]) / ns.pbjs8)}%)`}`;
+    const cell = (key) => (ns[key] === undefined ? 'n/a'
+      : `${format.timePerOp(1e9 / ns[key])}${key === 'pbjs8' ? '' : ` (${Math.round((100 * ns[key]) / ns.pbjs8)}%)`}`);
     const calls = c.breakdown.nativeCallsPerOp;
     lines.push(tableRow([caseTitle(c), ...keys.map(cell), calls === null ? 'n/a' : calls.toFixed(2)]));
   }
   return [
     'Where the time goes: time per op, and in parentheses its share of protobufjs 8.8.1\'s time, from the ' +
-      'medians above. The null writer is the floor no writer can beat; native calls are counted outside the timing:',
+      'medians above. The null writer (protobufjs\'s generated code calling a writer that does nothing) is the floor ' +
+      'of the Writer API path; native calls are counted outside the timing:',
     '',
     ...lines,
     '',
@@ -197,42 +209,12 @@ function breakdownTable(run) {
 }
 
 /**
- * The table of RustWriter driven by protobufjs 7.6.6's generated code, on the cases that time it.
- * @param {object} run Parsed latest.json
- * @returns {string[]} Markdown lines (none if no case did)
- */
-function pbjs7CodegenTable(run) {
-  const cases = run.cases.filter((c) => !c.error && c.contenders.rust7);
-  if (!cases.length) return [];
-  const [ref7, rust7] = ['pbjs7', 'rust7'].map((key) => contender(run, key));
-  const lines = [
-    tableRow(['case', `${ref7.name} ops/s`, `${rust7.name} ops/s`, `vs ${ref7.name}`, `${ref7.name} allocated/op`,
-      `${rust7.name} allocated/op`]),
-    tableRow(['---', ...Array(5).fill('--:')]),
-  ];
-  for (const c of cases) {
-    const [a, b] = [c.contenders.pbjs7, c.contenders.rust7];
-    lines.push(tableRow([caseTitle(c), `${format.opsPerSecond(a.hz)} ±${a.rme.toFixed(1)}%`,
-      `${format.opsPerSecond(b.hz)} ±${b.rme.toFixed(1)}%`, format.ratio(c.ratios.rust7VsPbjs7), allocCell(a.alloc),
-      allocCell(b.alloc)]));
-  }
-  return [
-    'RustWriter driven by protobufjs 7.6.6\'s generated code, which writes packed fields one element at a time ' +
-      '(same run, same rounds):',
-    '',
-    ...lines,
-    '',
-  ];
-}
-
-/**
- * The contenders of the speed and allocation tables: all but the breakdown's and those timed on
- * some cases only.
+ * The contenders of the speed and allocation tables: all but the breakdown's.
  * @param {object} run Parsed latest.json
  * @returns {object[]} Contenders, in run order
  */
 function tableContenders(run) {
-  return run.contenders.filter((c) => !c.breakdown && !c.pbjs7Codegen);
+  return run.contenders.filter((c) => !c.breakdown);
 }
 
 /**
@@ -243,9 +225,9 @@ function tableContenders(run) {
  */
 function speedTable(run) {
   const shown = tableContenders(run);
-  const [ref8, ref7] = ['pbjs8', 'pbjs7'].map((key) => contender(run, key));
-  const ratios = [['pbjs8', `vs ${ref8.name}`], ['pbjs7', `vs ${ref7.name}`], ['faster', 'vs the faster'],
-    ...run.comparisons.map(({ key, label }) => [key, label])];
+  const name = (key) => contender(run, key).name;
+  const ratios = [['pbjs8', `${name('rust')} vs ${name('pbjs8')}`], ['pbjs7', `${name('rust7')} vs ${name('pbjs7')}`],
+    ['faster', `${name('rust')} vs the faster`], ...run.comparisons.map(({ key, label }) => [key, label])];
   const lines = [
     tableRow(['case', 'bytes/op', ...shown.map((c) => `${c.name} ops/s`), ...ratios.map(([, label]) => label)]),
     tableRow(['---', ...Array(1 + shown.length + ratios.length).fill('--:')]),
@@ -296,15 +278,16 @@ function targetsTable(run) {
  * @returns {string} Markdown, markers included
  */
 function renderSection(run) {
-  const [ref8, ref7, rust] = ['pbjs8', 'pbjs7', 'rust'].map((key) => contender(run, key));
-  const others = tableContenders(run).filter((c) => !['pbjs8', 'pbjs7', 'rust'].includes(c.key)).map((c) => c.name);
+  const [ref8, ref7, rust, rust7] = ['pbjs8', 'pbjs7', 'rust', 'rust7'].map((key) => contender(run, key));
+  const others = tableContenders(run).filter((c) => !['pbjs8', 'pbjs7', 'rust', 'rust7'].includes(c.key)).map((c) => c.name);
   const allocFlags = run.options.allocationNodeFlags;
   const met = run.targets.filter((t) => t.status === 'met').length;
   const [noise, missed] = ['noise', 'missed'].map((status) => run.targets.filter((t) => t.status === status).map((t) => t.short));
   return [
     SECTION_MARKERS[0],
     GENERATED,
-    `${runLine(run)}; ${rust.name} vs ${ref8.name} and ${ref7.name}${others.length ? `, beside ${others.join(', ')}` : ''}; ` +
+    `${runLine(run)}; ${rust.name} vs ${ref8.name}, ${rust7.name} vs ${ref7.name}` +
+      `${others.length ? `, beside ${others.join(', ')}` : ''}; ` +
       `timed under Node flags \`${run.options.nodeFlags.join(' ') || '(none)'}\`; the run took ${format.duration(run.runtimeSeconds)}.`,
     '',
     '![RustWriter ops/s over protobufjs ops/s per case](bench/results/latest.svg)',
@@ -313,7 +296,6 @@ function renderSection(run) {
     '',
     ...run.notes.map((note) => `Noise: ${note}\n`),
     ...breakdownTable(run),
-    ...pbjs7CodegenTable(run),
     'Allocated per op, JS heap + external memory, median of the measurement windows (in parentheses: beyond ' +
       'the bytes of the result itself; ~: the windows spread more than 10%)' +
       `${allocFlags ? `, measured in a separate process run with \`node ${allocFlags.join(' ')}\`` : ''}:`,
@@ -322,7 +304,7 @@ function renderSection(run) {
     '',
     `Targets: ${met} of ${run.targets.length} met${noise.length ? `; missed within noise: ${noise.join('; ')}` : ''}` +
       `${missed.length ? `; missed: ${missed.join('; ')}` : ''}. ` +
-      'Ratios are RustWriter\'s ops/s over the other writer\'s, both from this run; the range is what the two timings\' ' +
+      'Ratios are ops/s over ops/s, both from this run; the range is what the two timings\' ' +
       'margins allow, and a miss whose range reaches the target is noise rather than a real miss:',
     '',
     ...targetsTable(run),
@@ -331,31 +313,35 @@ function renderSection(run) {
 }
 
 /**
- * The README's table of gains by message shape: RustWriter against protobufjs 8.8.1 and 7.6.6,
- * RustWriter without its addon against protobufjs 8.8.1, and the native calls per encode, per
- * case of the run.
+ * The README's table of gains by message shape, per case of the run: RustWriter (compiled encoders
+ * in protobufjs 8.8.1), the Writer API path and the JS-only path against protobufjs 8.8.1, RustWriter
+ * in protobufjs 7.6.6 against protobufjs 7.6.6 (each under its own reflection code), and the native
+ * calls per encode; then which Node ran it.
  * @param {object} run Parsed latest.json
  * @returns {string} Markdown, markers included
  */
 function renderGains(run) {
   const ratio = (x) => (Number.isFinite(x) ? `${x.toFixed(2)}x` : 'n/a');
+  const over = (c, of, by) => (c.contenders[of] && c.contenders[by] ? c.contenders[of].hz / c.contenders[by].hz : NaN);
   const rows = run.cases.filter((c) => !c.error).map((c) => {
-    const { pbjs8 } = c.contenders;
-    const jsOnly = c.contenders['rust-js'];
     const calls = c.breakdown && c.breakdown.nativeCallsPerOp;
-    return tableRow([caseTitle(c), format.byteSize(c.bytes), ratio(c.ratios.pbjs8), ratio(c.ratios.pbjs7),
-      jsOnly ? ratio(jsOnly.hz / pbjs8.hz) : 'n/a', calls === null || calls === undefined ? 'n/a' : calls.toFixed(2)]);
+    return tableRow([caseTitle(c), format.byteSize(c.bytes), ratio(over(c, 'rust', 'pbjs8')), ratio(over(c, 'rust-api', 'pbjs8')),
+      ratio(over(c, 'rust-js', 'pbjs8')), ratio(over(c, 'rust7', 'pbjs7')), calls === null || calls === undefined ? 'n/a' : calls.toFixed(2)]);
   });
+  const v8 = contender(run, 'pbjs8').protobufjs || run.packages.protobufjs;
+  const v7 = contender(run, 'pbjs7').protobufjs || run.packages.protobufjs7;
   return [
     GAINS_MARKERS[0],
     GENERATED,
-    tableRow(['message', 'size', 'RustWriter vs protobufjs 8.8.1', 'vs protobufjs 7.6.6', 'without the addon, vs 8.8.1',
-      'native calls per encode']),
-    tableRow(['---', '--:', '--:', '--:', '--:', '--:']),
+    `Under Node ${run.node.replace(/^v/, '')}; each column is ops/s over ops/s of \`T.encode(m).finish()\` in the same run, ` +
+      'each protobufjs under its own reflection code (pbjs static code for the last row):',
+    '',
+    tableRow(['message', 'size', `RustWriter vs protobufjs ${v8}`, 'Writer API path, vs ' + v8, `without the addon, vs ${v8}`,
+      `RustWriter in protobufjs ${v7} vs ${v7}`, 'native calls per encode']),
+    tableRow(['---', '--:', '--:', '--:', '--:', '--:', '--:']),
     ...rows,
     '',
-    `${runLine(run)}. Speed-ups are ops/s over ops/s in the same run; the margins and every other table are in ` +
-      '[docs/benchmark.md](docs/benchmark.md).',
+    `${runLine(run)}. The margins and every other table are in [docs/benchmark.md](docs/benchmark.md).`,
     GAINS_MARKERS[1],
   ].join('\n');
 }
@@ -379,16 +365,118 @@ function replaceSection(file, [start, end], section) {
 }
 
 /**
- * Renders latest.json into the SVG, docs/benchmark.md and the README.
- * @returns {undefined}
+ * A geometric mean with its range, as "1.72x (1.51x–1.96x)".
+ * @param {{value: number, range: number[]}} g Summary figure of bench/lines.js
+ * @returns {string} Text
  */
-function main() {
-  const run = JSON.parse(fs.readFileSync(RESULTS, 'utf8'));
-  fs.writeFileSync(SVG, renderSvg(run));
-  replaceSection(DOC, SECTION_MARKERS, renderSection(run));
-  replaceSection(README, GAINS_MARKERS, renderGains(run));
-  process.stdout.write(`wrote ${path.relative(process.cwd(), RESULTS)}, rendered ${path.relative(process.cwd(), SVG)}, ` +
-    'the tables of docs/benchmark.md and the README\'s table of gains\n');
+function withRange(g) {
+  return `${format.ratio(g.value)} (${format.ratio(g.range[0])}–${Number.isFinite(g.range[1]) ? format.ratio(g.range[1]) : 'any'})`;
 }
 
-module.exports = { main, renderSection, renderGains, renderSvg, RESULTS };
+/**
+ * A summary figure against its target, as "1.72x ✓" (met) or "1.32x ✗" (missed, within noise or not).
+ * @param {{value: number, status: string}} g Summary figure of bench/lines.js
+ * @returns {string} Text
+ */
+function verdictMark(g) {
+  return `${format.ratio(g.value)} ${g.status === 'met' ? '✓' : g.status === 'noise' ? '✗ (noise)' : '✗'}`;
+}
+
+/**
+ * The per-line section of docs/benchmark.md: how the runs were made, per line the summary figures
+ * over the target cases with their ranges, and per line and case the two ratios.
+ * @param {object} lines Parsed lines.json
+ * @returns {string} Markdown, markers included
+ */
+function renderLinesSection(lines) {
+  const { names, targets } = lines;
+  const head = tableRow(['Node', `geomean, protobuf.js's own three (${targets.ownThree.join(', ')})`,
+    `geomean, everyday (${targets.everyday.join(', ')})`, `least of the everyday, at least ${format.ratio(targets.least8)}`,
+    `${names.rust7} vs ${names.pbjs7}: geomean, own three / everyday`, `${names['rust-api']} vs ${names.pbjs8}: geomean, everyday`,
+    'noise']);
+  const rows = lines.lines.map((l) => tableRow([l.node.replace(/^v/, ''), withRange(l.summary.own8), withRange(l.summary.everyday8),
+    `${withRange(l.summary.least8)}, ${l.summary.least8.id}`, `${withRange(l.summary.own7)} / ${withRange(l.summary.everyday7)}`,
+    withRange(l.summary.api8), `load ${l.loadAverageAtStart.toFixed(1)}; ${l.noisyTimings} of ${l.timings} timings above ±10%`]));
+  const ids = targets.everyday;
+  const perCase = lines.lines.map((l) => tableRow([l.node.replace(/^v/, ''),
+    ...ids.map((id) => `${format.ratio(l.cases[id].rust8)} / ${format.ratio(l.cases[id].rust7)}`)]));
+  return [
+    LINES_MARKERS[0],
+    GENERATED_LINES,
+    `Runs of ${lines.date.slice(0, 10)} on ${lines.machine.cores} × ${lines.machine.cpu}, ${lines.machine.os}; ` +
+      `${format.commitLine(lines)}; one after the other, each \`node bench/index.js ${lines.args.join(' ')}\` under the ` +
+      `latest release of its line from the npm registry (${lines.rounds} rounds; the run took ${format.duration(lines.runtimeSeconds)}). ` +
+      `Ratios of ${names.rust} over ${names.pbjs8} (targets: geometric means of at least ${format.ratio(targets.geomean8)}, ` +
+      `none of the everyday cases below ${format.ratio(targets.least8)}) and of ${names.rust7} over ${names.pbjs7} (target: ` +
+      `${format.ratio(targets.geomean7)}); in parentheses the range the timings' margins allow:`,
+    '',
+    head,
+    tableRow(['---', ...Array(6).fill('--:')]),
+    ...rows,
+    '',
+    `Per case, ${names.rust} vs ${names.pbjs8} / ${names.rust7} vs ${names.pbjs7}:`,
+    '',
+    tableRow(['Node', ...ids]),
+    tableRow(['---', ...ids.map(() => '--:')]),
+    ...perCase,
+    LINES_MARKERS[1],
+  ].join('\n');
+}
+
+/**
+ * The README's per-line summary: per Node line, the geometric means over the target cases and the
+ * least of the everyday cases, each marked against its target.
+ * @param {object} lines Parsed lines.json
+ * @returns {string} Markdown, markers included
+ */
+function renderLinesSummary(lines) {
+  const { names, targets } = lines;
+  return [
+    LINES_MARKERS[0],
+    GENERATED_LINES,
+    tableRow(['Node', `vs ${names.pbjs8}: geomean, its own three cases (target ${format.ratio(targets.geomean8)})`,
+      `geomean, everyday cases (${format.ratio(targets.geomean8)})`, `least everyday case (${format.ratio(targets.least8)})`,
+      `${names.rust7} vs ${names.pbjs7}: geomean, everyday (${format.ratio(targets.geomean7)})`]),
+    tableRow(['---', '--:', '--:', '--:', '--:']),
+    ...lines.lines.map((l) => tableRow([l.node.replace(/^v/, ''), verdictMark(l.summary.own8), verdictMark(l.summary.everyday8),
+      `${verdictMark(l.summary.least8)}, ${l.summary.least8.id}`, verdictMark(l.summary.everyday7)])),
+    '',
+    `Runs of ${lines.date.slice(0, 10)}, ${format.commitLine(lines)}, shorter than the table's (the everyday cases only, ` +
+      'five contenders, no allocation): how they were made, their ranges and per-case ratios are in ' +
+      '[docs/benchmark.md](docs/benchmark.md#node-lines).',
+    LINES_MARKERS[1],
+  ].join('\n');
+}
+
+/** The line the per-line parts start with. */
+const GENERATED_LINES = '<!-- Generated by bench/render.js from bench/results/lines.json: rerun `npm run bench:lines -- --update` ' +
+  'rather than editing. -->';
+
+/**
+ * Renders latest.json into the SVG, docs/benchmark.md and the README, and lines.json (where it
+ * exists) into their per-line parts.
+ * @param {{latest?: boolean, lines?: boolean}} [which] What to render (default: both)
+ * @returns {undefined}
+ */
+function main({ latest = true, lines = true } = {}) {
+  const wrote = [];
+  if (latest) {
+    const run = JSON.parse(fs.readFileSync(RESULTS, 'utf8'));
+    fs.writeFileSync(SVG, renderSvg(run));
+    replaceSection(DOC, SECTION_MARKERS, renderSection(run));
+    replaceSection(README, GAINS_MARKERS, renderGains(run));
+    wrote.push(`${path.relative(process.cwd(), RESULTS)} into ${path.relative(process.cwd(), SVG)}, docs/benchmark.md's tables ` +
+      'and the README\'s table of gains');
+  }
+  if (lines && fs.existsSync(LINES)) {
+    const summary = JSON.parse(fs.readFileSync(LINES, 'utf8'));
+    replaceSection(DOC, LINES_MARKERS, renderLinesSection(summary));
+    replaceSection(README, LINES_MARKERS, renderLinesSummary(summary));
+    wrote.push(`${path.relative(process.cwd(), LINES)} into docs/benchmark.md's and the README's per-line summaries`);
+  }
+  process.stdout.write(`rendered ${wrote.join('; ')}\n`);
+}
+
+module.exports = {
+  main, renderSection, renderGains, renderSvg, renderLinesSection, renderLinesSummary, RESULTS, LINES,
+};

@@ -4,11 +4,13 @@
  * A/B of two checkouts of this package on one case: the way to tell whether a change made
  * RustWriter faster when the machine is too noisy for two separate bench runs to tell.
  *
- *   node bench/probes/ab.js <checkout A> <checkout B> [case] [pairs]
+ *   node bench/probes/ab.js <checkout A> <checkout B> [case] [pairs] [--api]
  *
  * Each measurement is a fresh process for one checkout (in one process, the package loaded
- * second ran 5–15% slower or faster than the first, whichever it was): it builds the case's
- * message with its own Root of the schema, warms up, then times ~1 s of encodes. Processes
+ * second ran 5–15% slower or faster than the first, whichever it was): it installs the checkout
+ * into protobufjs (`install(protobuf)`: compiled encoders where the checkout has them; with
+ * `--api`, `{ compiled: false }`, the Writer API path), builds the case's message with a Root of
+ * the schema, warms up, then times ~1 s of `T.encode(m).finish()`. Processes
  * alternate A, B, B, A, … so that the machine's drifts hit both alike; the report is each side's
  * median time per op and the median of the per-pair ratios B/A with their quartiles. Cases: the
  * modelled ones of bench/data-modelled.js (common, catalog, tile) and bench/data.js's stream.
@@ -32,24 +34,26 @@ const TIME_MS = 1000;
  * Child: times one checkout on one case and prints its median ns per op.
  * @param {string} dir Checkout
  * @param {string} id Case
+ * @param {boolean} api Whether to time the Writer API path
  * @returns {undefined}
  */
-function child(dir, id) {
+function child(dir, id, api) {
   const protobuf = require('protobufjs');
   const { prng } = require('../../test/helpers');
   const c = CASES[id];
   const builders = { ...require('../data-modelled'), stream: require('../data').stream };
-  const { RustWriter } = require(path.resolve(dir));
+  const { install } = require(path.resolve(dir));
+  install(protobuf, api ? { compiled: false } : undefined);
   const T = new protobuf.Root().loadSync(path.join(FIXTURES, c.proto)).lookupType(c.type);
   let m = builders[c.build](prng(SEED));
   if (c.decoded) m = T.decode(T.encode(m).finish());
   const op = c.stream
     ? () => {
-      const w = RustWriter.create();
+      const w = protobuf.Writer.create();
       for (let i = 0; i < m.length; ++i) T.encodeDelimited(m[i], w);
       return w.finish();
     }
-    : () => T.encode(m, RustWriter.create()).finish();
+    : () => T.encode(m).finish();
   const until = (ms, fn) => {
     const end = process.hrtime.bigint() + BigInt(ms * 1e6);
     while (process.hrtime.bigint() < end) fn();
@@ -71,10 +75,12 @@ function child(dir, id) {
  * @param {string} dirB Checkout B
  * @param {string} id Case
  * @param {number} pairs Pairs of measurements
+ * @param {boolean} api Whether to time the Writer API path
  * @returns {undefined}
  */
-function parent(dirA, dirB, id, pairs) {
-  const run = (dir) => Number(execFileSync(process.execPath, [__filename, '--child', dir, id], { encoding: 'utf8' }));
+function parent(dirA, dirB, id, pairs, api) {
+  const args = (dir) => [__filename, '--child', dir, id, ...(api ? ['--api'] : [])];
+  const run = (dir) => Number(execFileSync(process.execPath, args(dir), { encoding: 'utf8' }));
   const times = [[], []];
   const ratios = [];
   for (let k = 0; k < pairs; ++k) {
@@ -97,14 +103,15 @@ function parent(dirA, dirB, id, pairs) {
 }
 
 const argv = process.argv.slice(2);
+const api = argv.includes('--api');
 if (argv[0] === '--child') {
-  child(argv[1], argv[2]);
+  child(argv[1], argv[2], api);
 } else {
-  const [dirA, dirB, id = 'tile', pairs = '8'] = argv;
+  const [dirA, dirB, id = 'tile', pairs = '8'] = argv.filter((arg) => arg !== '--api');
   if (!dirA || !dirB || !CASES[id]) {
-    process.stderr.write(`usage: node bench/probes/ab.js <checkout A> <checkout B> [${Object.keys(CASES).join('|')}] [pairs]\n`);
+    process.stderr.write(`usage: node bench/probes/ab.js <checkout A> <checkout B> [${Object.keys(CASES).join('|')}] [pairs] [--api]\n`);
     process.exitCode = 2;
   } else {
-    parent(dirA, dirB, id, Number(pairs));
+    parent(dirA, dirB, id, Number(pairs), api);
   }
 }

@@ -5,8 +5,8 @@
  *
  *   perf record -g node --perf-basic-prof bench/probes/case.js strings rust 5
  *
- * Arguments: case id, contender key (pbjs8, pbjs7, rust, rust-js, rust7, record, null; bench/cases.js),
- * seconds (default 5).
+ * Arguments: case id, contender key (pbjs8, pbjs7, rust, rust-api, rust-js, check1, check100, rust7,
+ * record, null; bench/cases.js), seconds (default 5).
  */
 
 const { CASES, prepareCase } = require('../cases');
