@@ -39,6 +39,14 @@
  *
  * Node lines are official binaries from the npm registry (scripts/runtimes.js); `20` is the machine's
  * own `node` when it is on that line.
+ *
+ * One contender alone, for a profiler or callgrind:
+ *
+ *   node bench/probes/otlp.js --child <pbjs|checkout> <kind> <encode|serialize> <items> [warm,n]
+ *
+ * times as above and prints wall, process CPU and main-thread ns per op and the request's bytes; with
+ * `warm,n` it runs `warm + n` ops, checks the bytes and prints nothing (instructions of `n` ops: a
+ * `warm,n` run's less a `warm,0` run's).
  */
 
 const path = require('path');
