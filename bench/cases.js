@@ -304,10 +304,10 @@ function typeFor(c, contender, statics) {
  * @returns {undefined}
  */
 function checkContender(c, contender, T, m) {
-  const { copy, Rust, compiled } = setupOf(contender);
+  const { copy, Rust, compiled, testing } = setupOf(contender);
   if (c.codegen !== 'static') {
-    // Compiled encoders are named encode_<Type>_<n> (lib/encoders/compile.js), protobufjs's <Type>$encode.
-    const isCompiled = /^encode_/.test(T.encode.name);
+    // Compiled by this contender's own package instance, not merely by one of them.
+    const isCompiled = testing.isCompiled(T.encode);
     if (isCompiled !== compiled) {
       throw new Error(`${contender.name} on ${c.id}: ${T.fullName}.encode is ${T.encode.name}, ` +
         `${compiled ? 'not a compiled encoder' : 'a compiled encoder'}`);
