@@ -24,8 +24,9 @@
 const fs = require('fs');
 const path = require('path');
 const { PATHS } = require('./paths');
+const { parseArgs, send } = require('../batches');
 
-const args = parseArgs(process.argv.slice(2));
+const args = parseArgs(process.argv.slice(2), { store: 50000, checkEvery: 5000 });
 const route = PATHS[args.path];
 if (!route) throw new Error(`fuzz:js: unknown path ${args.path}`);
 
@@ -50,32 +51,6 @@ const thresholds = {
   runMinTyped: settings.runMinTyped,
   refMin: settings.refMin,
 };
-
-/**
- * @param {string[]} argv Arguments
- * @returns {object} Options
- */
-function parseArgs(argv) {
-  const out = { store: 50000, checkEvery: 5000 };
-  for (let i = 0; i < argv.length; i++) {
-    const key = argv[i].replace(/^--/, '').replace(/-(\w)/g, (_, c) => c.toUpperCase());
-    const next = argv[i + 1];
-    if (next === undefined || next.startsWith('--')) out[key] = true;
-    else {
-      out[key] = /^-?\d+$/.test(next) ? Number(next) : next;
-      i++;
-    }
-  }
-  return out;
-}
-
-/**
- * @param {object} message To the parent
- * @returns {undefined}
- */
-function send(message) {
-  fs.writeSync(1, `${JSON.stringify(message)}\n`);
-}
 
 /**
  * A runner for this path.

@@ -21,9 +21,8 @@
  */
 
 const fs = require('fs');
-const os = require('os');
 const path = require('path');
-const { spawn } = require('child_process');
+const { runBatch, withJsonFile } = require('../batches');
 const { PATHS, PATH_NAMES } = require('./paths');
 const { classify, KNOWN_BUGS } = require('./known-bugs');
 const { render } = require('./render');
@@ -31,80 +30,29 @@ const { shrink } = require('./shrink');
 
 const BATCH = path.join(__dirname, 'batch.js');
 const OUT = path.join(__dirname, '..', '..', 'target', 'fuzz-js');
-/** Seconds a batch process may take to load before its silence counts as a hang. */
-const STARTUP_SECONDS = 120;
 
 /**
- * Runs one child process of batch.js to its end.
+ * Runs one batch process of batch.js on a path to its end (fuzz/batches.js).
  * @param {string} pathName Path
  * @param {string[]} argv Its arguments
- * @param {{stall: number, onLine?: function(object): undefined}} options Seconds without output
- * before it counts as hung; a handler for each message
- * @returns {Promise<{messages: object[], code: number|null, signal: string|null, hung: boolean,
- *   stderr: string}>} What happened
+ * @param {object} options See {@link runBatch}
+ * @returns {Promise<object>} See {@link runBatch}
  */
 function child(pathName, argv, options) {
-  return new Promise((resolve) => {
-    const proc = spawn(process.execPath, ['--max-old-space-size=2048', BATCH, '--path', pathName, ...argv], {
-      env: { ...process.env, ...PATHS[pathName].env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const messages = [];
-    let pending = '';
-    let stderr = '';
-    let hung = false;
-    let timer = null;
-    const arm = (seconds) => {
-      clearTimeout(timer);
-      timer = setTimeout(() => {
-        hung = true;
-        proc.kill('SIGKILL');
-      }, 1000 * seconds);
-    };
-    // Loading Node and the modules takes seconds under an emulator (test:cross) or on a busy
-    // machine: the stall counts from the first output (batch.js says `ready` once loaded).
-    arm(Math.max(options.stall, STARTUP_SECONDS));
-    proc.stdout.on('data', (chunk) => {
-      arm(options.stall);
-      pending += chunk;
-      let nl;
-      while ((nl = pending.indexOf('\n')) >= 0) {
-        const line = pending.slice(0, nl);
-        pending = pending.slice(nl + 1);
-        if (!line) continue;
-        const message = JSON.parse(line);
-        messages.push(message);
-        if (options.onLine) options.onLine(message);
-      }
-    });
-    proc.stderr.on('data', (chunk) => {
-      arm(options.stall);
-      stderr = (stderr + chunk).slice(-20000);
-    });
-    proc.on('close', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ messages, code, signal, hung, stderr });
-    });
-  });
+  return runBatch(BATCH, ['--path', pathName, ...argv], PATHS[pathName].env, options);
 }
 
 /**
- * Runs a child with `value` in a temporary JSON file, passed after `flag`; removes the file after.
+ * Runs a child with `value` in a temporary JSON file, passed after `flag`.
  * @param {string} pathName Path
  * @param {string} flag `--replay` or `--shrink`
  * @param {*} value Value
  * @param {string[]} more More arguments
- * @param {object} options See {@link child}
- * @returns {Promise<object>} See {@link child}
+ * @param {object} options See {@link runBatch}
+ * @returns {Promise<object>} See {@link runBatch}
  */
-async function childWith(pathName, flag, value, more, options) {
-  const file = path.join(os.tmpdir(), `fuzz-js-${process.pid}-${Math.random().toString(36).slice(2)}.json`);
-  fs.writeFileSync(file, JSON.stringify(value));
-  try {
-    return await child(pathName, [flag, file, ...more], options);
-  } finally {
-    fs.unlinkSync(file);
-  }
+function childWith(pathName, flag, value, more, options) {
+  return withJsonFile('fuzz-js', value, (file) => child(pathName, [flag, file, ...more], options));
 }
 
 /**

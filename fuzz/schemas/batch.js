@@ -24,6 +24,7 @@
 
 const fs = require('fs');
 const { PATHS } = require('../js/paths');
+const { parseArgs, send } = require('../batches');
 
 const args = parseArgs(process.argv.slice(2));
 const route = PATHS[args.path];
@@ -78,32 +79,6 @@ function staleEncoders() {
 
 /** protobufjs 7's generated encoders write into 8.8.1's writer, whose semantics RustWriter has (run.js). */
 const refProtobuf = version === '7' && args.refWriter !== 'own' ? require('protobufjs') : protobuf;
-
-/**
- * @param {string[]} argv Arguments
- * @returns {object} Options
- */
-function parseArgs(argv) {
-  const out = {};
-  for (let i = 0; i < argv.length; i++) {
-    const key = argv[i].replace(/^--/, '').replace(/-(\w)/g, (_, c) => c.toUpperCase());
-    const next = argv[i + 1];
-    if (next === undefined || next.startsWith('--')) out[key] = true;
-    else {
-      out[key] = /^-?\d+$/.test(next) ? Number(next) : next;
-      i++;
-    }
-  }
-  return out;
-}
-
-/**
- * @param {object} message To the parent
- * @returns {undefined}
- */
-function send(message) {
-  fs.writeSync(1, `${JSON.stringify(message)}\n`);
-}
 
 /**
  * @param {string|null} fault Self-test fault (`byte`, `read`) or null

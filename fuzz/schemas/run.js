@@ -35,89 +35,40 @@
  */
 
 const fs = require('fs');
-const os = require('os');
 const path = require('path');
-const { spawn } = require('child_process');
+const { runBatch, withJsonFile } = require('../batches');
 const { PATHS, PATH_NAMES } = require('../js/paths');
 const { render } = require('./render');
 const { KNOWN_BUGS } = require('./known-bugs');
 
 const BATCH = path.join(__dirname, 'batch.js');
 const OUT = path.join(__dirname, '..', '..', 'target', 'fuzz-schemas');
-/** Seconds a batch process may take to load before its silence counts as a hang. */
-const STARTUP_SECONDS = 120;
 const VERSIONS = ['8', '7'];
 
 /**
- * Runs one child process of batch.js to its end.
+ * Runs one batch process of batch.js on a version and path to its end (fuzz/batches.js).
  * @param {{version: string, path: string}} where Version and path
  * @param {string[]} argv Its arguments
- * @param {{stall: number, refWriter?: string, onLine?: function(object): undefined}} options Seconds
- * without output before it counts as hung; the reference writer; a handler for each message
- * @returns {Promise<{messages: object[], code: number|null, signal: string|null, hung: boolean,
- *   stderr: string}>} What happened
+ * @param {{stall: number, refWriter?: string, onLine?: function(object): undefined}} options As
+ * {@link runBatch}'s, and the reference writer
+ * @returns {Promise<object>} See {@link runBatch}
  */
 function child(where, argv, options) {
-  return new Promise((resolve) => {
-    const extra = options.refWriter === 'own' ? ['--ref-writer', 'own'] : [];
-    const proc = spawn(process.execPath, ['--max-old-space-size=2048', BATCH, '--version', where.version, '--path', where.path, ...extra, ...argv], {
-      env: { ...process.env, ...PATHS[where.path].env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const messages = [];
-    let pending = '';
-    let stderr = '';
-    let hung = false;
-    let timer = null;
-    const arm = (seconds) => {
-      clearTimeout(timer);
-      timer = setTimeout(() => {
-        hung = true;
-        proc.kill('SIGKILL');
-      }, 1000 * seconds);
-    };
-    arm(Math.max(options.stall, STARTUP_SECONDS));
-    proc.stdout.on('data', (chunk) => {
-      arm(options.stall);
-      pending += chunk;
-      let nl;
-      while ((nl = pending.indexOf('\n')) >= 0) {
-        const line = pending.slice(0, nl);
-        pending = pending.slice(nl + 1);
-        if (!line) continue;
-        const message = JSON.parse(line);
-        messages.push(message);
-        if (options.onLine) options.onLine(message);
-      }
-    });
-    proc.stderr.on('data', (chunk) => {
-      arm(options.stall);
-      stderr = (stderr + chunk).slice(-20000);
-    });
-    proc.on('close', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ messages, code, signal, hung, stderr });
-    });
-  });
+  const extra = options.refWriter === 'own' ? ['--ref-writer', 'own'] : [];
+  return runBatch(BATCH, ['--version', where.version, '--path', where.path, ...extra, ...argv], PATHS[where.path].env, options);
 }
 
 /**
- * Runs a child with `value` in a temporary JSON file, passed after `flag`; removes the file after.
+ * Runs a child with `value` in a temporary JSON file, passed after `flag`.
  * @param {{version: string, path: string}} where Version and path
  * @param {string} flag `--replay` or `--shrink`
  * @param {*} value Value
  * @param {string[]} more More arguments
  * @param {object} options See {@link child}
- * @returns {Promise<object>} See {@link child}
+ * @returns {Promise<object>} See {@link runBatch}
  */
-async function childWith(where, flag, value, more, options) {
-  const file = path.join(os.tmpdir(), `fuzz-schemas-${process.pid}-${Math.random().toString(36).slice(2)}.json`);
-  fs.writeFileSync(file, JSON.stringify(value));
-  try {
-    return await child(where, [flag, file, ...more], options);
-  } finally {
-    fs.unlinkSync(file);
-  }
+function childWith(where, flag, value, more, options) {
+  return withJsonFile('fuzz-schemas', value, (file) => child(where, [flag, file, ...more], options));
 }
 
 /**

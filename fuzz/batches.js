@@ -1,0 +1,125 @@
+'use strict';
+
+/**
+ * The batch processes of both JS-side fuzzers (fuzz/js and fuzz/schemas), both ends: the parent
+ * runs each batch.js in a child process that prints one JSON message a line (`send`); a process
+ * silent for too long counts as hung and is killed, so a crash or a hang of the code under test
+ * never takes the fuzzer down with it.
+ */
+
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { spawn } = require('child_process');
+
+/**
+ * Seconds a batch process may take to load before its silence counts as a hang: loading Node and
+ * the modules takes seconds under an emulator (test:cross) or on a busy machine, so the stall
+ * counts from the first output (each batch.js says `ready` once loaded).
+ */
+const STARTUP_SECONDS = 120;
+/** The end of a batch's stderr that a report keeps. */
+const STDERR_KEPT = 20000;
+
+/**
+ * Runs one batch process to its end.
+ * @param {string} script The batch.js to run
+ * @param {string[]} argv Its arguments
+ * @param {Object<string, string>} env Variables on top of this process's
+ * @param {{stall: number, onLine?: function(object): undefined}} options Seconds without output
+ * before it counts as hung; a handler for each message
+ * @returns {Promise<{messages: object[], code: number|null, signal: string|null, hung: boolean,
+ *   stderr: string}>} What happened
+ */
+function runBatch(script, argv, env, options) {
+  return new Promise((resolve) => {
+    const proc = spawn(process.execPath, ['--max-old-space-size=2048', script, ...argv], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const messages = [];
+    let pending = '';
+    let stderr = '';
+    let hung = false;
+    let timer = null;
+    const arm = (seconds) => {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        hung = true;
+        proc.kill('SIGKILL');
+      }, 1000 * seconds);
+    };
+    arm(Math.max(options.stall, STARTUP_SECONDS));
+    proc.stdout.on('data', (chunk) => {
+      arm(options.stall);
+      pending += chunk;
+      let nl;
+      while ((nl = pending.indexOf('\n')) >= 0) {
+        const line = pending.slice(0, nl);
+        pending = pending.slice(nl + 1);
+        if (!line) continue;
+        const message = JSON.parse(line);
+        messages.push(message);
+        if (options.onLine) options.onLine(message);
+      }
+    });
+    proc.stderr.on('data', (chunk) => {
+      arm(options.stall);
+      stderr = (stderr + chunk).slice(-STDERR_KEPT);
+    });
+    proc.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ messages, code, signal, hung, stderr });
+    });
+  });
+}
+
+/**
+ * Calls `run` with the path of a temporary JSON file that holds `value`, and removes the file after.
+ * @param {string} prefix Start of the file's name (the fuzzer's)
+ * @param {*} value Value
+ * @param {function(string): Promise<object>} run Runs a batch with the file
+ * @returns {Promise<object>} What `run` resolved to
+ */
+async function withJsonFile(prefix, value, run) {
+  const file = path.join(os.tmpdir(), `${prefix}-${process.pid}-${Math.random().toString(36).slice(2)}.json`);
+  fs.writeFileSync(file, JSON.stringify(value));
+  try {
+    return await run(file);
+  } finally {
+    fs.unlinkSync(file);
+  }
+}
+
+/**
+ * A batch's command line: `--some-flag value` becomes `someFlag: value` (a number when it is an
+ * integer), a flag without a value `true`.
+ * @param {string[]} argv Arguments
+ * @param {object} defaults Values of options not given
+ * @returns {object} Options
+ */
+function parseArgs(argv, defaults = {}) {
+  const out = { ...defaults };
+  for (let i = 0; i < argv.length; i++) {
+    const key = argv[i].replace(/^--/, '').replace(/-(\w)/g, (_, c) => c.toUpperCase());
+    const next = argv[i + 1];
+    if (next === undefined || next.startsWith('--')) out[key] = true;
+    else {
+      out[key] = /^-?\d+$/.test(next) ? Number(next) : next;
+      i++;
+    }
+  }
+  return out;
+}
+
+/**
+ * Sends one message from a batch to the parent: a line on stdout, written synchronously so that
+ * it is out before a crash.
+ * @param {object} message To the parent
+ * @returns {undefined}
+ */
+function send(message) {
+  fs.writeSync(1, `${JSON.stringify(message)}\n`);
+}
+
+module.exports = { runBatch, withJsonFile, parseArgs, send };
