@@ -7,7 +7,8 @@
  */
 
 /**
- * A seeded generator of numbers in [0, 1) (mulberry32), with `int(n)` and `pick(list)`.
+ * A seeded generator of numbers in [0, 1) (mulberry32), with `int(n)` and `pick(list)`: test/helpers.js's,
+ * written again here because that module loads protobufjs and this package.
  * @param {number} seed Seed
  * @returns {{(): number, int: (n: number) => number, pick: (list: Array) => *}} Generator
  */
