@@ -33,7 +33,7 @@ if (!route) throw new Error(`fuzz:js: unknown path ${args.path}`);
 const protobuf = require('protobufjs');
 const { RustWriter, _testing } = require('../..');
 const { createRunner } = require('./check');
-const { keepNaNBits } = require('./world');
+const { keepNaNBits, noteFieldStarts } = require('./world');
 const { generate } = require('./generate');
 const { ResultStore } = require('./results');
 const { classify } = require('./known-bugs');
@@ -44,6 +44,7 @@ if (RustWriter.native !== (route.env.PROTOBUFJS_RUSTWRITER === 'native')) {
 }
 _testing.configure(route.options);
 keepNaNBits(protobuf);
+noteFieldStarts(protobuf);
 const settings = _testing.configure({});
 const thresholds = {
   native: RustWriter.native,

@@ -285,7 +285,7 @@ class Sequence {
         P.keepPending(name, kept, step.args[0], step.op, snap.pos);
         p.pos = P.positions(); // what RustWriter now keeps decides whether its pos throws
       } else if (convertedRun(step.op, step.args[0], this.env.thresholds, P.runCount(name))) {
-        P.keepRun(name, snap.pos);
+        P.keepRun(name);
         p.pos = P.positions();
       }
     }

@@ -371,7 +371,7 @@ class World {
       // by check.js once both worlds returned; a callback's must return alike, or the logs differ).
       const { thresholds } = this.env;
       const run = step === undefined && convertedRun(op, argDescs[0], thresholds, this.runCount(name));
-      if (run) this.keepRun(name, before.pos);
+      if (run) this.keepRun(name);
     }
     return out;
   }
@@ -539,13 +539,15 @@ class World {
   }
 
   /**
-   * Reference only: after a sequence step's call returned in both worlds, notes a RUN entry
-   * RustWriter made of a converted packed field ({@link convertedRun}).
+   * Reference only: after a packed call returned in both worlds, notes a RUN entry RustWriter made
+   * of a converted packed field ({@link convertedRun}). The entry begins where the field does: at
+   * its length prefix, after whatever a length getter wrote, forked or reset first, so not
+   * necessarily where the call began (noteFieldStarts).
    * @param {string} name Writer name
-   * @param {number} start Position before the call
    * @returns {undefined}
    */
-  keepRun(name, start) {
+  keepRun(name) {
+    const start = this.writers.get(name).fieldStart;
     this.pending.get(name).push({ kind: 'run', start, offset: start });
   }
 
@@ -690,5 +692,21 @@ function keepNaNBits(protobuf) {
   };
 }
 
+/**
+ * Makes protobufjs's writer note where the length-delimited field it wrote last began (its
+ * `fieldStart`: the position of the length prefix), which its packed methods write after reading
+ * the array's length, as RustWriter does (World#keepRun).
+ * @param {object} protobuf The reference's protobufjs
+ * @returns {undefined}
+ */
+function noteFieldStarts(protobuf) {
+  const delim = protobuf.Writer.prototype._delim;
+  protobuf.Writer.prototype._delim = function _delim_noted(pos, len) {
+    this.fieldStart = pos;
+    return delim.call(this, pos, len);
+  };
+}
+
 module.exports = {
-  keepNaNBits, convertedRun, World, keptByRef, brokenLength, className, canaryBytes, MUTATING, FIXED_PACKED };
+  keepNaNBits, noteFieldStarts, convertedRun, World, keptByRef, brokenLength, className, canaryBytes, MUTATING,
+  FIXED_PACKED };
