@@ -34,20 +34,42 @@ const VS_8 = { 'packed-typed': 5.0, bytes: 1.5, strings: 1.5 };
 const EACH_VS_FASTER = 1.0;
 /**
  * RustWriter's bytes allocated per op (JS heap + external, bench/alloc.js) in the last published
- * run (bench/results/latest.json as committed with the README, measured on commit cd83ca3):
- * `[median, spread]` per case, the spread being (max − min) / median of its windows. No case may
- * allocate more now.
+ * run on each Node line (bench/results/latest.json as committed with the README): `[median, spread]`
+ * per case, the spread being (max − min) / median of its windows. No case may allocate more now, on
+ * the same line: V8's heap accounting and Node's Buffer pool differ between lines. Node 20's figures
+ * are the Writer API's, before the compiled encoders (commit cd83ca3); Node 26's the compiled
+ * encoders' (commit 8ad6b05, the first run published from Node 26).
  */
 const PUBLISHED_ALLOC = {
-  commit: 'cd83ca3',
-  date: '2026-11-23',
-  bytes: {
-    common: [325, 0.121], catalog: [90140, 0.115], tile: [131470, 0.019], tiny: [234, 0.03], small: [369, 0.129],
-    strings: [66173, 0.002], 'int64-long': [4237, 0.685], 'int64-number': [8963, 0.246], 'int64-bigint': [4263, 0.807],
-    'packed-array': [255039, 0.001], 'packed-typed': [174961, 0], bytes: [658413, 0], large: [1721278, 0.171],
-    stream: [153000, 0.129], static: [436, 0.158],
+  20: {
+    commit: 'cd83ca3',
+    date: '2026-11-23',
+    bytes: {
+      common: [325, 0.121], catalog: [90140, 0.115], tile: [131470, 0.019], tiny: [234, 0.03], small: [369, 0.129],
+      strings: [66173, 0.002], 'int64-long': [4237, 0.685], 'int64-number': [8963, 0.246], 'int64-bigint': [4263, 0.807],
+      'packed-array': [255039, 0.001], 'packed-typed': [174961, 0], bytes: [658413, 0], large: [1721278, 0.171],
+      stream: [153000, 0.129], static: [436, 0.158],
+    },
+  },
+  26: {
+    commit: '8ad6b05',
+    date: '2026-11-25',
+    bytes: {
+      common: [330, 0.117], catalog: [93106, 0.133], tile: [134137, 0.01], tiny: [241, 0.035], small: [380, 0.114],
+      strings: [56159, 0], 'int64-long': [7507, 0.016], 'int64-number': [14183, 0.062], 'int64-bigint': [6611, 0.159],
+      'packed-array': [332676, 0.199], 'packed-typed': [175169, 0], bytes: [659459, 0], large: [1895515, 0.111],
+      stream: [151177, 0.127], static: [427, 0.08],
+    },
   },
 };
+
+/**
+ * @param {string} version A Node version (`process.version`)
+ * @returns {object|undefined} The published allocation figures of its line
+ */
+function publishedAllocOf(version) {
+  return PUBLISHED_ALLOC[/^v?(\d+)/.exec(version)[1]];
+}
 
 /** Verdicts, as the console, the JSON and the README say them; a miss within noise says whose margins. */
 const VERDICTS = {
@@ -164,11 +186,12 @@ function geomeanRow(cases, of, over, setName, threshold, names) {
  * both rounded to whole bytes; the row shows the worst case, a real miss before a miss within
  * noise (where the two measurements' spreads, at least ALLOC_MIN_SPREAD each, overlap).
  * @param {object[]} measured Case records with RustWriter's allocation measured
+ * @param {object} published The figures of this Node line (PUBLISHED_ALLOC)
  * @returns {object} Target row
  */
-function allocationRow(measured) {
+function allocationRow(measured, published) {
   const cases = measured.map((c) => {
-    const [before, spreadBefore] = PUBLISHED_ALLOC.bytes[c.id].map((v, i) => (i ? Math.max(ALLOC_MIN_SPREAD, v) : v));
+    const [before, spreadBefore] = published.bytes[c.id].map((v, i) => (i ? Math.max(ALLOC_MIN_SPREAD, v) : v));
     const total = Math.round(c.contenders.rust.alloc.total);
     const spread = Math.max(ALLOC_MIN_SPREAD, c.contenders.rust.alloc.spread);
     const range = [
@@ -181,8 +204,8 @@ function allocationRow(measured) {
   const worst = cases.reduce((w, x) => (rank(x) > rank(w) || (rank(x) === rank(w) && x.ratio > w.ratio) ? x : w));
   const more = cases.filter((x) => x.ratio > 1).map((x) => x.id);
   return row({
-    what: `bytes RustWriter allocates per op, this run over the last published run (commit ${PUBLISHED_ALLOC.commit}, ` +
-      `${PUBLISHED_ALLOC.date}), ${cases.length === 1 ? 'the one case run' : `the worst of ${cases.length} cases`}`,
+    what: `bytes RustWriter allocates per op, this run over the last published run on this Node line (commit ${published.commit}, ` +
+      `${published.date}), ${cases.length === 1 ? 'the one case run' : `the worst of ${cases.length} cases`}`,
     short: 'allocation vs the last published run',
     threshold: 1,
     atMost: true,
@@ -199,9 +222,10 @@ function allocationRow(measured) {
  * over the cases measured.
  * @param {object[]} cases Case records of bench/index.js (`id`, `title`, `error`, `contenders`)
  * @param {Object<string, string>} names Contender names by key
+ * @param {string} [version] The Node version that ran them
  * @returns {{targets: object[], skipped: string[]}} Target rows, and what could not be evaluated and why
  */
-function evaluateTargets(cases, names) {
+function evaluateTargets(cases, names, version = process.version) {
   const byId = new Map(cases.filter((c) => !c.error).map((c) => [c.id, c]));
   const targets = [];
   const skipped = [];
@@ -221,8 +245,10 @@ function evaluateTargets(cases, names) {
   }
   targets.push(...[...byId.values()].filter((c) => timedAll(c, ['rust', 'pbjs8', 'pbjs7'])).map((c) => fasterRow(c, names)));
   const measured = (c) => c.contenders.rust && c.contenders.rust.alloc && !c.contenders.rust.alloc.error;
-  const allocated = [...byId.values()].filter((c) => PUBLISHED_ALLOC.bytes[c.id] && measured(c));
-  if (allocated.length) targets.push(allocationRow(allocated));
+  const published = publishedAllocOf(version);
+  const allocated = published ? [...byId.values()].filter((c) => published.bytes[c.id] && measured(c)) : [];
+  if (allocated.length) targets.push(allocationRow(allocated, published));
+  else if (!published) skipped.push(`allocation (no run published from Node ${version}'s line to compare with)`);
   else skipped.push('allocation (no case measured)');
   const untimed = Object.keys(VS_8).filter((id) => !byId.has(id));
   if (untimed.length) skipped.push(`${untimed.join(', ')} vs ${names.pbjs8} (cases not timed)`);
