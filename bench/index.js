@@ -281,6 +281,8 @@ async function run(options) {
   })));
   progress.start(`Benchmarking ${cases.length} of ${CASES.length} cases, ${ROUNDS} rounds each, under Node ` +
     `${process.versions.node}, load average ${loadAverage.toFixed(1)} on ${os.cpus().length} cores`);
+  // The commit measured: read before timing, so that a commit made meanwhile is not credited with it.
+  const git = gitState();
   const records = [];
   for (const c of cases) {
     const contenders = contendersOf(c, options.contenders);
@@ -311,7 +313,7 @@ async function run(options) {
       'protobufjs-cli': versionOf('protobufjs-cli'),
       benchmark: versionOf('benchmark'),
     },
-    git: gitState(),
+    git,
     contenders: contendersOf(null, options.contenders).map(({ key, name, pkg, install, checked, breakdown, env }) =>
       ({
         key, name, protobufjs: versionOf(pkg), install: install || null, checked: Boolean(checked),
