@@ -42,6 +42,9 @@
  * (a `finally` costs the vector tile 3-4%: `node bench/probes/ab.js <before> <after> tile`).
  */
 
+// The module's own binding: reading the global \`Buffer\` on every finish() went through V8's
+// LoadGlobalIC builtin (Node 26).
+const { Buffer } = require('buffer');
 const { markAsUntransferable } = require('worker_threads');
 const PROTOCOL = require('../../protocol.json');
 
@@ -96,22 +99,25 @@ const LARGE_KEEP = 16 * 1024 * 1024;
 let slabBytes = SLAB_BYTES;
 /** First free byte of the slab. */
 let top = 0;
-let slab = newSlab();
+let slab = null;
+/** \`slab.buffer\`, kept: the getter is a call into V8's C++ runtime (Node 26), on every result. */
+let slabMemory = null;
+newSlab();
 /** The writer that owns the slab's free tail, or null. */
 let owner = null;
 let large = null;
 let largeOwner = null;
 
 /**
- * A new slab: uninitialized memory (writers write every byte they return), marked so that
+ * Starts a new slab: uninitialized memory (writers write every byte they return), marked so that
  * `postMessage` cannot transfer it away from the results it holds, as Node marks its pool.
- * @returns {Buffer} Slab
+ * @returns {undefined}
  */
 function newSlab() {
-  const buf = Buffer.allocUnsafeSlow(slabBytes);
-  markAsUntransferable(buf.buffer);
+  slab = Buffer.allocUnsafeSlow(slabBytes);
+  slabMemory = slab.buffer;
+  markAsUntransferable(slabMemory);
   top = 0;
-  return buf;
 }
 
 /**
@@ -182,7 +188,7 @@ function evictOwner() {
  */
 function claim(w) {
   if (owner !== null) evictOwner();
-  if (slab.length - top < MIN_ROOM) slab = newSlab();
+  if (slab.length - top < MIN_ROOM) newSlab();
   owner = w;
   place(w, slab, top, top, slab.length, SLAB);
 }
@@ -235,7 +241,7 @@ function move(w, to, n) {
   let at = 0;
   let region;
   if (need <= slabBytes >>> 2 && owner === null) {
-    if (slab.length - top < need + MIN_ROOM) slab = newSlab();
+    if (slab.length - top < need + MIN_ROOM) newSlab();
     buf = slab;
     at = top;
     region = SLAB;
@@ -391,8 +397,8 @@ function spliceRoom(w, total) {
  */
 function allocResult(n) {
   if (pooled(n) && owner === null) {
-    if (slab.length - top < n) slab = newSlab();
-    const result = bufferView(slab.buffer, slab.byteOffset + top, n);
+    if (slab.length - top < n) newSlab();
+    const result = bufferView(slabMemory, slab.byteOffset + top, n);
     top = align(top + n);
     return result;
   }
@@ -407,7 +413,7 @@ function allocResult(n) {
  */
 function inPlaceResult(w, total) {
   const buf = w._buf;
-  return bufferView(buf.buffer, buf.byteOffset + w._start, total);
+  return bufferView(buf === slab ? slabMemory : buf.buffer, buf.byteOffset + w._start, total);
 }
 
 /**
@@ -448,7 +454,7 @@ function setSlabBytes(bytes) {
   const previous = slabBytes;
   slabBytes = bytes;
   if (owner !== null) evictOwner();
-  slab = newSlab();
+  newSlab();
   return previous;
 }
 
