@@ -229,6 +229,15 @@ describe('protobufjs-rustwriter measure', function () {
     assert.strictEqual(stream.results[0].messages, 12);
   });
 
+  it('measures a type named with --type even when it is a bundled google.protobuf one (a FileDescriptorSet)', function () {
+    const descriptor = path.join(path.dirname(require.resolve('protobufjs/package.json')), 'google', 'protobuf', 'descriptor.proto');
+    const result = run(['measure', descriptor, '--type', 'google.protobuf.FileDescriptorSet', '--time', TIME, '--json']);
+    assert.strictEqual(result.status, 0, result.stderr);
+    const report = JSON.parse(result.stdout);
+    assert.ok(report.results.length > 0 && report.results.every((r) => r.type === 'google.protobuf.FileDescriptorSet'), result.stdout);
+    assert.ok(report.results.every((r) => r.identical), result.stdout);
+  });
+
   it('generates sample messages without --data, and says so', function () {
     const result = run(['measure', SHOP, '--type', 'shop.Order', '--path', INCLUDE, '--time', TIME, '--json']);
     assert.strictEqual(result.status, 0, result.stderr);

@@ -138,20 +138,23 @@ function messageTypes(protobuf, root) {
  * @returns {object} Type
  */
 function lookupType(protobuf, root, name, file) {
+  let type = null;
+  if (name !== undefined) {
+    try {
+      type = root.lookupType(name);
+    } catch {
+      type = null;
+    }
+  }
+  // A type named is measured even if it is a bundled google.protobuf one (a FileDescriptorSet).
+  if (type !== null) return type;
   const types = messageTypes(protobuf, root);
   const some = `${types.slice(0, TYPES_LISTED).join(', ')}${types.length > TYPES_LISTED ? `, … (${types.length} in all)` : ''}`;
   if (types.length === 0) {
     throw new MeasureError(`${path.basename(file)} defines no message type: pass the schema that defines yours (a .proto, or the JSON of root.toJSON())`);
   }
   if (name === undefined) throw new MeasureError(`measure needs --type <full.Name>, the message type to encode: one of ${some}`);
-  let type = null;
-  try {
-    type = root.lookupType(name);
-  } catch {
-    type = null;
-  }
-  if (type === null) throw new MeasureError(`no message type "${name}" in ${path.basename(file)}: pass --type with a full name, one of ${some}`);
-  return type;
+  throw new MeasureError(`no message type "${name}" in ${path.basename(file)}: pass --type with a full name, one of ${some}`);
 }
 
 /**
