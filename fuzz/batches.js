@@ -92,6 +92,36 @@ async function withJsonFile(prefix, value, run) {
 }
 
 /**
+ * Runs `tasks` (each with a `count`), `jobs` at a time, until none is left; a task may push more
+ * onto `tasks` as it ends (the rest of a batch that died). Once `deadline` has passed no task
+ * starts: those left are counted.
+ * @param {Array<{count: number}>} tasks Tasks, taken from the front
+ * @param {number} jobs How many run at once
+ * @param {number} deadline Time (ms since the epoch) after which none starts
+ * @param {function(object): Promise<*>} runTask Runs one
+ * @param {function(number): undefined} onTimeUp Told the count of what was not started
+ * @returns {Promise<number>} The count not started
+ */
+async function runTasks(tasks, jobs, deadline, runTask, onTimeUp) {
+  const running = new Set();
+  let unstarted = 0;
+  while (tasks.length > 0 || running.size > 0) {
+    if (Date.now() > deadline && tasks.length > 0) {
+      unstarted = tasks.reduce((sum, t) => sum + t.count, 0);
+      tasks.length = 0;
+      onTimeUp(unstarted);
+      if (running.size === 0) break;
+    }
+    while (tasks.length > 0 && running.size < jobs) {
+      const p = runTask(tasks.shift()).finally(() => running.delete(p));
+      running.add(p);
+    }
+    await Promise.race(running);
+  }
+  return unstarted;
+}
+
+/**
  * A batch's command line: `--some-flag value` becomes `someFlag: value` (a number when it is an
  * integer), a flag without a value `true`.
  * @param {string[]} argv Arguments
@@ -122,4 +152,4 @@ function send(message) {
   fs.writeSync(1, `${JSON.stringify(message)}\n`);
 }
 
-module.exports = { runBatch, withJsonFile, parseArgs, send };
+module.exports = { runBatch, withJsonFile, runTasks, parseArgs, send };

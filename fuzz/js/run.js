@@ -22,7 +22,7 @@
 
 const fs = require('fs');
 const path = require('path');
-const { runBatch, withJsonFile } = require('../batches');
+const { runBatch, withJsonFile, runTasks } = require('../batches');
 const { PATHS, PATH_NAMES } = require('./paths');
 const { classify, KNOWN_BUGS } = require('./known-bugs');
 const { render } = require('./render');
@@ -113,7 +113,6 @@ async function fuzz(o) {
     }
   }
   const deadline = options.minutes === undefined ? Infinity : Date.now() + options.minutes * 60000;
-  let unstarted = 0;
   const started = Date.now();
   let lastLog = 0;
   const progress = () => {
@@ -187,20 +186,8 @@ async function fuzz(o) {
     };
   }
 
-  const running = new Set();
-  while (tasks.length > 0 || running.size > 0) {
-    if (Date.now() > deadline && tasks.length > 0) {
-      unstarted = tasks.reduce((sum, t) => sum + t.count, 0);
-      tasks.length = 0;
-      options.log(`fuzz:js: ${options.minutes} minutes are up; ${unstarted} sequences not started`);
-      if (running.size === 0) break;
-    }
-    while (tasks.length > 0 && running.size < options.jobs) {
-      const p = runTask(tasks.shift()).finally(() => running.delete(p));
-      running.add(p);
-    }
-    await Promise.race(running);
-  }
+  const timeUp = (left) => options.log(`fuzz:js: ${options.minutes} minutes are up; ${left} sequences not started`);
+  const unstarted = await runTasks(tasks, options.jobs, deadline, runTask, timeUp);
   const ms = Date.now() - started;
 
   for (const g of fresh.values()) {
@@ -336,6 +323,10 @@ async function shrinkGroup(g, options) {
 function format(report) {
   const lines = [];
   for (const [p, s] of Object.entries(report.paths)) {
+    if (s.sequences === 0) {
+      lines.push(`${p}: no sequence run`);
+      continue;
+    }
     lines.push(`${p}: ${s.sequences.toLocaleString('en')} sequences in ${(s.ms / 1000).toFixed(1)} s of child time, ` +
       `${Math.round(s.rate).toLocaleString('en')} sequences/s a process, peak RSS of a process ${(s.maxRSS / 2 ** 20).toFixed(0)} MiB`);
   }

@@ -36,7 +36,7 @@
 
 const fs = require('fs');
 const path = require('path');
-const { runBatch, withJsonFile } = require('../batches');
+const { runBatch, withJsonFile, runTasks } = require('../batches');
 const { PATHS, PATH_NAMES } = require('../js/paths');
 const { render } = require('./render');
 const { KNOWN_BUGS } = require('./known-bugs');
@@ -136,7 +136,6 @@ async function fuzz(o) {
     }
   }
   const deadline = options.minutes === undefined ? Infinity : Date.now() + options.minutes * 60000;
-  let unstarted = 0;
   const started = Date.now();
   let lastLog = 0;
   const progress = () => {
@@ -226,20 +225,8 @@ async function fuzz(o) {
     };
   }
 
-  const running = new Set();
-  while (tasks.length > 0 || running.size > 0) {
-    if (Date.now() > deadline && tasks.length > 0) {
-      unstarted = tasks.reduce((sum, t) => sum + t.count, 0);
-      tasks.length = 0;
-      options.log(`fuzz:schemas: ${options.minutes} minutes are up; ${unstarted} cases not started`);
-      if (running.size === 0) break;
-    }
-    while (tasks.length > 0 && running.size < options.jobs) {
-      const p = runTask(tasks.shift()).finally(() => running.delete(p));
-      running.add(p);
-    }
-    await Promise.race(running);
-  }
+  const timeUp = (left) => options.log(`fuzz:schemas: ${options.minutes} minutes are up; ${left} cases not started`);
+  const unstarted = await runTasks(tasks, options.jobs, deadline, runTask, timeUp);
   const ms = Date.now() - started;
   for (const g of fresh.values()) await investigate(g, options);
   for (const r of Object.values(runs)) {
