@@ -42,7 +42,7 @@
  * (a `finally` costs the vector tile 3-4%: `node bench/probes/ab.js <before> <after> tile`).
  */
 
-// The module's own binding: reading the global \`Buffer\` on every finish() went through V8's
+// The module's own binding: reading the global `Buffer` on every finish() went through V8's
 // LoadGlobalIC builtin (Node 26).
 const { Buffer } = require('buffer');
 const { markAsUntransferable } = require('worker_threads');
@@ -100,7 +100,7 @@ let slabBytes = SLAB_BYTES;
 /** First free byte of the slab. */
 let top = 0;
 let slab = null;
-/** \`slab.buffer\`, kept: the getter is a call into V8's C++ runtime (Node 26), on every result. */
+/** `slab.buffer`, kept: the getter is a call into V8's C++ runtime (Node 26), on every result. */
 let slabMemory = null;
 newSlab();
 /** The writer that owns the slab's free tail, or null. */
