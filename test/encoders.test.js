@@ -206,9 +206,13 @@ describe('compiled encoders', function () {
           reference(protobuf, theirs.lookupType('t.Node'), { leaf: { extra: 'nested' } }));
         // A nested Type changed after its enclosing one was set up: protobufjs's enclosing encoder sets
         // it up again by calling its encode, which also renews its fromObject; so does a compiled one.
+        // The second encode checks what the enclosing code does once the nested Type is set up again:
+        // Node's function wrote Leaf's fields in place (inlined), as they were when it was compiled.
         for (const T of [N, R]) T.add(new protobuf.Field('later', 10, 'int32'));
-        assert.strictEqual(Buffer.from(P.encode({ leaf: { later: 3 } }).finish()).toString('hex'),
-          reference(protobuf, theirs.lookupType('t.Node'), { leaf: { later: 3 } }));
+        for (let i = 0; i < 2; i++) {
+          assert.strictEqual(Buffer.from(P.encode({ leaf: { later: 3 } }).finish()).toString('hex'),
+            reference(protobuf, theirs.lookupType('t.Node'), { leaf: { later: 3 } }));
+        }
         assert.deepStrictEqual(N.fromObject({ later: 4 }).later, R.fromObject({ later: 4 }).later);
         assert.strictEqual(N.fromObject({ later: 4 }).later, 4);
       });

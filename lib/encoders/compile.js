@@ -42,6 +42,15 @@ function isCompiled(encode) {
   return compiledEncoders.has(encode);
 }
 
+/**
+ * Inlining: a Type's function writes a nested message with its Type's code in place (no call, no
+ * reload of the region after it) when that code is this many characters or fewer, and while the
+ * function's inlined code stays within `INLINE_TOTAL` (V8 optimizes smaller functions sooner and
+ * better; it gives up past ~60 KB of bytecode). A recursive Type is never inlined into itself.
+ */
+const INLINE_MAX = 8000;
+const INLINE_TOTAL = 24000;
+
 /** Numbers each generated function's source: no two Types share a source, since V8 shares type
  * feedback between functions of identical source (docs/benchmark.md, "Timing"), which would make the
  * encoders of two Roots of one schema slow each other down. */
@@ -118,20 +127,22 @@ function compiler(protobuf, rules) {
   const { util, types: wire, Enum } = protobuf;
   /**
    * Units by Type: `type`; `write(m, w, p, q)`, which writes a message's fields at `p`; `fields`, the
-   * Type's `fieldsArray` it was compiled from; and `encode`, the Type's compiled `encode` while it is
-   * the Type's own (`encoderFor`), else null.
+   * Type's `fieldsArray` it was compiled from; `version`, how many times it was compiled (code that
+   * inlined its fields checks it); and `encode`, the Type's compiled `encode` while it is the Type's
+   * own (`encoderFor`), else null.
    */
   const units = new WeakMap();
 
   /**
    * The unit of `type`: compiled now unless it is being compiled (a recursive type).
    * @param {object} type Type
-   * @returns {{type: object, write: Function|null, fields: object[]|null, encode: Function|null}} Unit
+   * @returns {{type: object, write: Function|null, fields: object[]|null, version: number,
+   * encode: Function|null}} Unit
    */
   function unitOf(type) {
     let unit = units.get(type);
     if (unit === undefined) {
-      unit = { type, write: null, fields: null, encode: null };
+      unit = { type, write: null, fields: null, version: 0, encode: null };
       units.set(type, unit);
       compileUnit(type, unit);
     }
@@ -147,15 +158,9 @@ function compiler(protobuf, rules) {
   function compileUnit(type, unit) {
     const fieldsArray = type.fieldsArray; // initializes
     unit.fields = fieldsArray;
+    unit.version += 1;
     const children = [];
-    const body = [];
-    const fields = fieldsArray.slice().sort(util.compareFieldsById);
-    for (const field of fields) body.push(...fieldCode(field.resolve(), children));
-    if (rules >= 8) {
-      body.push('if (m.$unknowns != null && Object.hasOwnProperty.call(m, "$unknowns")) {',
-        `  for (let i = 0; i < m.$unknowns.length; ++i) { p = viaWriter(w, p, 'raw', m.$unknowns[i]); ${RELOAD} }`,
-        '}');
-    }
+    const body = bodyCode(fieldsArray, children, { stack: [type], left: INLINE_TOTAL });
     const id = ++serial;
     const name = `write_${type.name.replace(/\W/g, '_')}_${id}`;
     const source = `'use strict';
@@ -173,19 +178,75 @@ ${body.map((line) => `  ${line}`).join('\n')}
   }
 
   /**
-   * The statements that write one field, as protobufjs's encoder.js writes it.
-   * @param {object} field Field, resolved
-   * @param {object[]} children The units of the Type's message fields, which the code refers to
-   * by index (appended to)
+   * The statements that write a message's fields, as protobufjs's encoder.js writes them: the body of
+   * a Type's function, or of its code inlined into another's.
+   * @param {object[]} fieldsArray The Type's fields
+   * @param {object[]} children The units the function's code refers to by index (appended to)
+   * @param {{stack: object[], left: number}} inlining The Types whose code this is inside, and how
+   * many characters of inlined code the function may still take
    * @returns {string[]} Lines
    */
-  function fieldCode(field, children) {
+  function bodyCode(fieldsArray, children, inlining) {
+    const body = [];
+    const fields = fieldsArray.slice().sort(util.compareFieldsById);
+    for (const field of fields) body.push(...fieldCode(field.resolve(), children, inlining));
+    if (rules >= 8) {
+      body.push('if (m.$unknowns != null && Object.hasOwnProperty.call(m, "$unknowns")) {',
+        `  for (let i = 0; i < m.$unknowns.length; ++i) { p = viaWriter(w, p, 'raw', m.$unknowns[i]); ${RELOAD} }`,
+        '}');
+    }
+    return body;
+  }
+
+  /**
+   * The code of `type`'s fields to write a nested message `v` in place, at depth `q + 1`, while its
+   * unit is the version compiled now (`units[i].version`); or null where it is not inlined: being
+   * compiled (recursion), stale, already on the stack, or over the budget.
+   * @param {object} type The nested message's Type
+   * @param {object} unit Its unit
+   * @param {object[]} children The units the function's code refers to (appended to, if inlined)
+   * @param {{stack: object[], left: number}} inlining As for `bodyCode`
+   * @returns {string[]|null} Lines
+   */
+  function inlineCode(type, unit, children, inlining) {
+    if (unit.write === null || unit.fields !== type.fieldsArray || inlining.stack.includes(type)) return null;
+    const grown = children.slice();
+    const body = bodyCode(unit.fields, grown, { stack: [...inlining.stack, type], left: INLINE_MAX });
+    const size = body.reduce((sum, line) => sum + line.length + 1, 0);
+    if (size > INLINE_MAX || size > inlining.left) return null;
+    inlining.left -= size;
+    children.push(...grown.slice(children.length));
+    return [
+      'const m_ = v, q_ = q + 1;',
+      '{',
+      '  const m = m_, q = q_;',
+      '  if (q > util.recursionLimit) throw Error("max depth exceeded");',
+      ...body.map((line) => `  ${line}`),
+      '}',
+    ];
+  }
+
+  /**
+   * The statements that write one field, as protobufjs's encoder.js writes it.
+   * @param {object} field Field, resolved
+   * @param {object[]} children The units the function's code refers to by index (appended to)
+   * @param {{stack: object[], left: number}} inlining As for `bodyCode`
+   * @returns {string[]} Lines
+   */
+  function fieldCode(field, children, inlining) {
     const isEnum = field.resolvedType instanceof Enum;
     const type = isEnum ? 'int32' : field.type;
     const wireType = wire.basic[type];
     const ref = `m${util.safeProp(field.name)}`;
     const name = JSON.stringify(field.name);
-    const child = wireType === undefined ? `units[${children.push(unitOf(field.resolvedType)) - 1}]` : null;
+    let child = null;
+    let inline = null;
+    if (wireType === undefined) {
+      const unit = unitOf(field.resolvedType);
+      child = `units[${children.push(unit) - 1}]`;
+      const code = inlineCode(field.resolvedType, unit, children, inlining);
+      if (code !== null) inline = { version: unit.version, code };
+    }
     const tag = (field.id << 3 | (wireType === undefined ? (field.delimited ? 3 : 2) : wireType)) >>> 0;
     if (field.map) {
       const keyTag = 8 | wire.mapKey[field.keyType];
@@ -197,7 +258,7 @@ ${body.map((line) => `  ${line}`).join('\n')}
         key = `(ks[i].length !== 8 ? ks[i] : util.longFromKey(ks[i], ${field.keyType === 'uint64' || field.keyType === 'fixed64'}))`;
       }
       const value = wireType === undefined
-        ? messageCode(child, `${ref}[ks[i]]`, (field.id << 3 | 2) >>> 0, 18, false)
+        ? messageCode(child, inline, `${ref}[ks[i]]`, (field.id << 3 | 2) >>> 0, 18, false)
         : valueCode(type, `${ref}[ks[i]]`, 16 | wireType);
       return [
         `if (${ref} != null && Object.hasOwnProperty.call(m, ${name})) {`,
@@ -210,7 +271,7 @@ ${body.map((line) => `  ${line}`).join('\n')}
     if (field.repeated) {
       let body;
       if (wireType === undefined) {
-        body = messageCode(child, `${ref}[i]`, tag, null, field.delimited);
+        body = messageCode(child, inline, `${ref}[i]`, tag, null, field.delimited);
         body = [`for (let i = 0; i < ${ref}.length; ++i) {`, ...body.map((l) => `  ${l}`), '}'];
       } else if (field.packed && wire.packed[type] !== undefined) {
         const tag = (field.id << 3 | 2) >>> 0;
@@ -231,7 +292,7 @@ ${body.map((line) => `  ${line}`).join('\n')}
       return [`if (${ref} != null && ${ref}.length) {`, ...body.map((l) => `  ${l}`), '}'];
     }
     const body = wireType === undefined
-      ? messageCode(child, ref, tag, null, field.delimited)
+      ? messageCode(child, inline, ref, tag, null, field.delimited)
       : valueCode(type, ref, tag);
     const condition = presence(field, isEnum, type, ref, name);
     return condition === null ? body : [`if (${condition}) {`, ...body.map((l) => `  ${l}`), '}'];
@@ -367,6 +428,8 @@ function packedCode(type, value, tag) {
  * `types[i].encode(value, w.uint32(tag).fork(), q + 1).ldelim()`, or for a group
  * `types[i].encode(value, w.uint32(startTag), q + 1).uint32(endTag)`.
  * @param {string} child The child unit's expression
+ * @param {{version: number, code: string[]}|null} inline The child's code to write it in place, as
+ * compiled from the unit's `version`, or null
  * @param {string} value Expression of the message (evaluated first, as protobufjs evaluates it)
  * @param {number} tag Tag (the start tag of a group)
  * @param {number|null} innerTag For a map value, its tag inside the entry (the outer `tag` is then the
@@ -374,18 +437,22 @@ function packedCode(type, value, tag) {
  * @param {boolean} group Whether a group
  * @returns {string[]} Lines
  */
-function messageCode(child, value, tag, innerTag, group) {
+function messageCode(child, inline, value, tag, innerTag, group) {
   // As protobufjs's `types[i].encode(...)`: the child Type's compiled code while its compiled encoder
   // is its \`encode\`; else its \`encode\` itself, which sets it up (the first time, or after a change
   // to its fields) or is the app's own.
-  const write = `p = ${child}.type.encode === ${child}.encode ? ${child}.write(v, w, p, q + 1) : viaEncode(w, p, ${child}.type, v, q + 1); ${RELOAD}`;
+  const own = `${child}.type.encode === ${child}.encode`;
+  const call = `p = ${own} ? ${child}.write(v, w, p, q + 1) : viaEncode(w, p, ${child}.type, v, q + 1); ${RELOAD}`;
+  const write = inline === null
+    ? [call]
+    : [`if (${own} && ${child}.version === ${inline.version}) {`, ...inline.code.map((l) => `  ${l}`), `} else { ${call} }`];
   if (group) {
     const endTag = (tag & ~7 | 4) >>> 0;
     return [`{ const v = ${value}; ${room(tagBytes(tag).length)} ${writeTag(tag)}`,
-      `  ${write}`, `  ${room(tagBytes(endTag).length)} ${writeTag(endTag)} }`];
+      ...write.map((l) => `  ${l}`), `  ${room(tagBytes(endTag).length)} ${writeTag(endTag)} }`];
   }
   const t = innerTag === null ? tag : innerTag;
-  return [`{ const v = ${value};`, ...sectionCode(t, [write]).map((l) => `  ${l}`), '}'];
+  return [`{ const v = ${value};`, ...sectionCode(t, write).map((l) => `  ${l}`), '}'];
 }
 
 /**
