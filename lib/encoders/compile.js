@@ -93,6 +93,11 @@ function room(n) {
 /** The statement that reloads the region after a helper that may have moved it. */
 const RELOAD = 'buf = w._buf; end = -1 - w._end;';
 
+/** The statements that write `x`, a uint32, as a varint at `p` (lib/writer/varint.js `putVarint32`,
+ * spelled out: V8 inlines only so much into one function, and a compiled encoder that inlined its
+ * nested messages' code would call it). */
+const VARINT_LOOP = 'while (x > 127) { buf[p++] = (x & 127) | 128; x >>>= 7; } buf[p++] = x;';
+
 /**
  * The statements that write scalar `v` of `type` at `p`, which has room for it: the conversions of
  * RustWriter's methods (lib/writer/writer.js), which are protobuf.js's.
@@ -102,9 +107,9 @@ const RELOAD = 'buf = w._buf; end = -1 - w._end;';
  */
 function writeScalar(type, v) {
   switch (type) {
-    case 'uint32': return `p = putVarint32(buf, p, ${v} >>> 0);`;
-    case 'int32': return `{ const x = ${v} | 0; p = x < 0 ? putNegativeInt32(buf, p, x) : putVarint32(buf, p, x); }`;
-    case 'sint32': return `p = putVarint32(buf, p, ((${v} << 1) ^ (${v} >> 31)) >>> 0);`;
+    case 'uint32': return `{ let x = ${v} >>> 0; ${VARINT_LOOP} }`;
+    case 'int32': return `{ let x = ${v} | 0; if (x < 0) p = putNegativeInt32(buf, p, x); else { ${VARINT_LOOP} } }`;
+    case 'sint32': return `{ let x = ((${v} << 1) ^ (${v} >> 31)) >>> 0; ${VARINT_LOOP} }`;
     case 'bool': return `buf[p++] = ${v} ? 1 : 0;`;
     case 'fixed32': case 'sfixed32': return `p = putFixed32(buf, p, ${v} >>> 0);`;
     case 'float': return `p = putFloat(buf, p, +${v});`;
@@ -380,8 +385,16 @@ return function ${name}(m, w, q) {
 function valueCode(type, value, tag) {
   const tagLen = tagBytes(tag).length;
   if (type === 'string') {
+    // An ASCII string of fewer than 40 units (most strings) inline: one byte a unit, after a length of
+    // one byte; at its first other unit, `putString` writes the whole string again, from the start.
     return [`${room(tagLen)} ${writeTag(tag)}`,
-      `{ const v = ${value}; p = typeof v === 'string' ? putString(w, p, v) : viaWriter(w, p, 'string', v); ${RELOAD} }`];
+      `{ const v = ${value}; let ascii = false;`,
+      `  if (typeof v === 'string' && v.length < ${rt.UTF8_LOOP_MAX}) {`,
+      `    const n = v.length; ${room('1 + n')} let i = 0;`,
+      '    for (; i < n; ++i) { const c = v.charCodeAt(i); if (c >= 128) break; buf[p + 1 + i] = c; }',
+      '    if (i === n) { buf[p] = n; p += 1 + n; ascii = true; }',
+      '  }',
+      `  if (!ascii) { p = typeof v === 'string' ? putString(w, p, v) : viaWriter(w, p, 'string', v); ${RELOAD} } }`];
   }
   if (type === 'bytes') return [`${room(tagLen)} ${writeTag(tag)}`, `p = viaWriter(w, p, 'bytes', ${value}); ${RELOAD}`];
   return [`${room(tagLen + MAX_BYTES[type])} ${writeTag(tag)}`, `{ const v = ${value}; ${writeScalar(type, 'v')} }`];

@@ -186,6 +186,6 @@ function closeSection(w, at, len, from, addedThen) {
 
 module.exports = {
   begin, end, abort, more, viaWriter, viaPacked, viaEncode, putString, closeSection,
-  shortVarints, SHORT, BULK_FLOATS_MIN, loops,
+  shortVarints, SHORT, BULK_FLOATS_MIN, loops, UTF8_LOOP_MAX,
   BITS, longBits, putVarint32, putVarint64, putZigzag64, putNegativeInt32, putFixed32, putFloat, putDouble,
 };
