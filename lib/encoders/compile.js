@@ -8,8 +8,9 @@
  * call loading and storing the writer's position. A compiled encoder does what that code does, field
  * for field (the same presence checks, property reads in the same order, field order, conversions,
  * `$unknowns`, recursion limit), but writes the bytes itself, into the writer's region at a position
- * of its own (lib/encoders/runtime.js): varints and fixed-size values inline, strings through one
- * helper, nested messages as sections with a one-byte length placeholder. What it does not write
+ * of its own (lib/encoders/runtime.js): varints and fixed-size values inline, short ASCII strings
+ * inline and others through one helper, nested messages as sections with a one-byte length
+ * placeholder, a small nested Type's fields inlined. What it does not write
  * itself (`bytes`, packed fields in protobufjs 8, `$unknowns`) goes through the writer's own methods.
  *
  * It mirrors the encoder.js of the protobufjs copy it is installed into: protobufjs 8's (proto3
