@@ -98,6 +98,10 @@ const RELOAD = 'buf = w._buf; end = -1 - w._end;';
  * spelled out: V8 inlines only so much into one function, and a compiled encoder that inlined its
  * nested messages' code would call it). */
 const VARINT_LOOP = 'while (x > 127) { buf[p++] = (x & 127) | 128; x >>>= 7; } buf[p++] = x;';
+/** The statements that write `hi:lo`, unsigned words, as a varint at `p` (`putVarint64`, spelled out: a
+ * call would also box each word of 2^31 or more into a heap number). */
+const VARINT64_LOOP = 'while (hi) { buf[p++] = (lo & 127) | 128; lo = ((lo >>> 7) | (hi << 25)) >>> 0; hi >>>= 7; } '
+  + VARINT_LOOP.replace(/\bx\b/g, 'lo');
 
 /**
  * The statements that write scalar `v` of `type` at `p`, which has room for it: the conversions of
@@ -115,7 +119,7 @@ function writeScalar(type, v) {
     case 'fixed32': case 'sfixed32': return `p = putFixed32(buf, p, ${v} >>> 0);`;
     case 'float': return `p = putFloat(buf, p, +${v});`;
     case 'double': return `p = putDouble(buf, p, ${v});`;
-    case 'uint64': case 'int64': return `longBits(${v}); p = putVarint64(buf, p, BITS[0] >>> 0, BITS[1] >>> 0);`;
+    case 'uint64': case 'int64': return `longBits(${v}); { let lo = BITS[0] >>> 0, hi = BITS[1] >>> 0; ${VARINT64_LOOP} }`;
     case 'sint64': return `longBits(${v}); p = putZigzag64(buf, p, BITS[0], BITS[1]);`;
     case 'fixed64': case 'sfixed64': return `longBits(${v}); p = putFixed32(buf, p, BITS[0]); p = putFixed32(buf, p, BITS[1]);`;
     default: throw new Error(`protobufjs-rustwriter: no scalar writer for ${type}`);
@@ -171,7 +175,7 @@ function compiler(protobuf, rules) {
     const name = `write_${type.name.replace(/\W/g, '_')}_${id}`;
     const source = `'use strict';
 const { more, viaWriter, viaPacked, viaEncode, putString, closeSection, shortVarints, SHORT, BULK_FLOATS_MIN, loops } = rt;
-const { putVarint32, putVarint64, putZigzag64, putNegativeInt32, putFixed32, putFloat, putDouble, BITS, longBits } = rt;
+const { putVarint32, putZigzag64, putNegativeInt32, putFixed32, putFloat, putDouble, BITS, longBits } = rt;
 return function ${name}(m, w, p, q) {
   // ${type.fullName}: protobufjs ${rules} rules (protobufjs-rustwriter encoder ${id})
   if (q > util.recursionLimit) throw Error("max depth exceeded");
