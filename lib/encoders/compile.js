@@ -409,7 +409,7 @@ function valueCode(type, value, tag) {
  * element takes at most, and whether its elements are varints (a one-byte length placeholder) or of
  * that fixed size (the length known first). 64-bit varints have none. */
 const SHORT_PACKED = {
-  uint32: ['loopUint32', 'shortVarints()', 5, true],
+  uint32: [null, 'shortVarints()', 5, true],
   int32: ['loopInt32', 'shortVarints()', 10, true],
   sint32: ['loopSint32', 'shortVarints()', 5, true],
   fixed32: ['loopFixed32', 'SHORT', 4, false],
@@ -418,6 +418,11 @@ const SHORT_PACKED = {
   double: ['loopDouble', 'BULK_FLOATS_MIN', 8, false],
   bool: ['loopBool', 'SHORT', 1, false],
 };
+
+/** lib/writer/loops.js `loopUint32` spelled out, its one- and two-byte paths first. */
+const UINT32_ELEMENTS = 'for (let i = 0; i < n; ++i) { let x = a[i] >>> 0; '
+  + 'if (x < 128) { buf[p++] = x; } else if (x < 16384) { buf[p] = x | 128; buf[p + 1] = x >>> 7; p += 2; } '
+  + `else { ${VARINT_LOOP} } }`;
 
 /**
  * The statements that write a packed field as protobufjs 8's `w.uint32(tag).<type>s(value)`: the
@@ -435,7 +440,7 @@ function packedCode(type, value, tag) {
   if (short === undefined) return [...head, via];
   const [loop, bound, size, varints] = short;
   const inline = varints
-    ? [`${room(`1 + ${size} * n`)} const at = p - w._start; buf[p++] = 0; p = loops.${loop}(buf, p, a, 0, n);`,
+    ? [`${room(`1 + ${size} * n`)} const at = p - w._start; buf[p++] = 0; ${loop === null ? UINT32_ELEMENTS : `p = loops.${loop}(buf, p, a, 0, n);`}`,
       'const len = p - w._start - at - 1; if (len < 128) buf[w._start + at] = len; else closeSection(w, at, len, w._entryEnd, 0);']
     : [`${room(`5 + ${size} * n`)} p = putVarint32(buf, p, ${size} * n); p = loops.${loop}(buf, p, a, 0, n);`];
   return [...head, `if (n === n >>> 0 && n < ${bound}) {`, ...inline.map((l) => `  ${l}`), `} else { ${via} }`];
