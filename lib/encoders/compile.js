@@ -405,9 +405,10 @@ function valueCode(type, value, tag) {
   return [`${room(tagLen + MAX_BYTES[type])} ${writeTag(tag)}`, `{ const v = ${value}; ${writeScalar(type, 'v')} }`];
 }
 
-/** The short paths of the packed methods (lib/writer/packed.js): element loop, bound, bytes an
- * element takes at most, and whether its elements are varints (a one-byte length placeholder) or of
- * that fixed size (the length known first). 64-bit varints have none. */
+/** The short paths of the packed methods (lib/writer/packed.js): element loop of lib/writer/loops.js
+ * (null: spelled out here, `UINT32_ELEMENTS`), bound, bytes an element takes at most, and whether its
+ * elements are varints (a one-byte length placeholder) or of that fixed size (the length known first).
+ * 64-bit varints have none. */
 const SHORT_PACKED = {
   uint32: [null, 'shortVarints()', 5, true],
   int32: ['loopInt32', 'shortVarints()', 10, true],
