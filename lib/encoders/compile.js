@@ -104,6 +104,14 @@ const VARINT64_LOOP = 'while (hi) { buf[p++] = (lo & 127) | 128; lo = ((lo >>> 7
   + VARINT_LOOP.replace(/\bx\b/g, 'lo');
 
 /**
+ * @param {string[]} lines Lines of code
+ * @returns {number} Their characters, newlines included
+ */
+function sizeOf(lines) {
+  return lines.reduce((sum, line) => sum + line.length + 1, 0);
+}
+
+/**
  * The statements that write scalar `v` of `type` at `p`, which has room for it: the conversions of
  * RustWriter's methods (lib/writer/writer.js), which are protobuf.js's.
  * @param {string} type Scalar type (an enum is `int32`)
@@ -138,21 +146,22 @@ function compiler(protobuf, rules) {
   /**
    * Units by Type: `type`; `write(m, w, p, q)`, which writes a message's fields at `p`; `fields`, the
    * Type's `fieldsArray` it was compiled from; `version`, how many times it was compiled (code that
-   * inlined its fields checks it); and `encode`, the Type's compiled `encode` while it is the Type's
-   * own (`encoderFor`), else null.
+   * inlined its fields checks it); `size`, the characters of its function's body (what inlining it
+   * would add, at most); and `encode`, the Type's compiled `encode` while it is the Type's own
+   * (`encoderFor`), else null.
    */
   const units = new WeakMap();
 
   /**
    * The unit of `type`: compiled now unless it is being compiled (a recursive type).
    * @param {object} type Type
-   * @returns {{type: object, write: Function|null, fields: object[]|null, version: number,
+   * @returns {{type: object, write: Function|null, fields: object[]|null, version: number, size: number,
    * encode: Function|null}} Unit
    */
   function unitOf(type) {
     let unit = units.get(type);
     if (unit === undefined) {
-      unit = { type, write: null, fields: null, version: 0, encode: null };
+      unit = { type, write: null, fields: null, version: 0, size: 0, encode: null };
       units.set(type, unit);
       compileUnit(type, unit);
     }
@@ -171,6 +180,7 @@ function compiler(protobuf, rules) {
     unit.version += 1;
     const children = [];
     const body = bodyCode(fieldsArray, children, { stack: [type], left: INLINE_TOTAL });
+    unit.size = sizeOf(body);
     const id = ++serial;
     const name = `write_${type.name.replace(/\W/g, '_')}_${id}`;
     const source = `'use strict';
@@ -220,9 +230,13 @@ ${body.map((line) => `  ${line}`).join('\n')}
    */
   function inlineCode(type, unit, children, inlining) {
     if (unit.write === null || unit.fields !== type.fieldsArray || inlining.stack.includes(type)) return null;
+    // Decided before generating anything: trying every nested Type of a deep schema would generate
+    // code for every path through it (exponentially many). The unit's own body is the estimate: code
+    // generated here inlines within a smaller budget, and its size is checked again below.
+    if (unit.size > INLINE_MAX || unit.size > inlining.left) return null;
     const grown = children.slice();
     const body = bodyCode(unit.fields, grown, { stack: [...inlining.stack, type], left: INLINE_MAX });
-    const size = body.reduce((sum, line) => sum + line.length + 1, 0);
+    const size = sizeOf(body);
     if (size > INLINE_MAX || size > inlining.left) return null;
     inlining.left -= size;
     children.push(...grown.slice(children.length));
