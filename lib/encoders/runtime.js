@@ -24,7 +24,7 @@ const { BITS, longBits } = require('../writer/long');
 const { longPacked, shortVarints, SHORT, BULK_FLOATS_MIN } = require('../writer/packed');
 const loops = require('../writer/loops');
 const {
-  putVarint32, putVarint64, putZigzag64, putNegativeInt32, putFixed32, putFloat, putDouble, putUtf8,
+  putVarint32, putZigzag64, putNegativeInt32, putFixed32, putFloat, putDouble, putUtf8,
 } = require('../writer/varint');
 
 const { hold, release, released, growHeld: more, lend, takeBack } = region;
@@ -187,5 +187,5 @@ function closeSection(w, at, len, from, addedThen) {
 module.exports = {
   begin, end, abort, more, viaWriter, viaPacked, viaEncode, putString, closeSection,
   shortVarints, SHORT, BULK_FLOATS_MIN, loops, UTF8_LOOP_MAX,
-  BITS, longBits, putVarint32, putVarint64, putZigzag64, putNegativeInt32, putFixed32, putFloat, putDouble,
+  BITS, longBits, putVarint32, putZigzag64, putNegativeInt32, putFixed32, putFloat, putDouble,
 };
