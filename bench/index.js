@@ -6,7 +6,8 @@
  * code, RustWriter installed into protobufjs 7.6.6 against protobufjs 7.6.6, and beside them the
  * Writer API path, the JS-only path and the shadow checks, on the cases of bench/cases.js; each
  * contender in a protobufjs copy of its own (bench/copies.js). Per case: byte check and ops/s of
- * every contender, timed in this process under Node's default flags (bench/suite.js); where the
+ * every contender, each in a process of its own under Node's default flags, in interleaved rounds
+ * (bench/suite.js, bench/worker.js); where the
  * time goes (protobufjs 8.8.1, a null writer, RustWriter without `finish()` and in full, the
  * Writer API path, native calls per op); bytes allocated per op, measured in a child process with
  * the flags that needs (bench/alloc.js). Then the targets (bench/targets.js) and a summary of
@@ -25,11 +26,11 @@ const { execFileSync, spawnSync } = require('child_process');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
-const { RustWriter, _testing: { nativeCalls: nativeCallsMade } } = require('..');
-const { CASES, CONTENDERS, COMPARISONS, PROTO_FILE, contendersOf, prepareCase } = require('./cases');
-const { runCase, BENCH_OPTIONS, ROUNDS } = require('./suite');
+const { RustWriter } = require('..');
+const { CASES, CONTENDERS, COMPARISONS, contendersOf } = require('./cases');
+const { runCase, ROUNDS } = require('./suite');
+const { BENCH_OPTIONS } = require('./worker');
 const { measureInChild, ALLOC_FLAGS } = require('./alloc');
-const { loadStaticModules } = require('./static');
 const { evaluateTargets } = require('./targets');
 const { parseOptions, helpText, UsageError, USAGE_EXIT } = require('./options');
 const { Progress, budgetOf } = require('./progress');
@@ -69,18 +70,6 @@ function ratiosOf(contenders) {
     if (contenders[of] && contenders[over]) ratios[key] = contenders[of].hz / contenders[over].hz;
   }
   return ratios;
-}
-
-/**
- * Native calls per op of RustWriter's op, counted outside any timing by the addon itself
- * (`_testing.nativeCalls`).
- * @param {() => *} fn RustWriter's op
- * @returns {number} Calls per op
- */
-function nativeCallsPerOp(fn) {
-  const before = nativeCallsMade();
-  for (let i = 0; i < NATIVE_CALL_OPS; ++i) fn();
-  return ((nativeCallsMade() - before) >>> 0) / NATIVE_CALL_OPS;
 }
 
 /** The contenders of the breakdown of where the time goes, in its order; the first is the reference. */
@@ -143,14 +132,15 @@ function ratiosText(ratios) {
 /**
  * Benchmarks one case: bytes, ops/s, breakdown, allocation.
  * @param {object} c Case of bench/cases.js
- * @param {Object<string, object>|null} statics Static modules per contender key
  * @param {{contenders: string[]|null, alloc: boolean}} options Contenders to time (null: all), and
  *   whether to measure allocation
  * @returns {Promise<object>} Case record of the results file
  */
-async function benchCase(c, statics, options) {
-  const contenders = prepareCase(c, statics, options.contenders);
-  const timed = runCase(c.title, contenders);
+async function benchCase(c, options) {
+  const contenders = contendersOf(c, options.contenders);
+  // Native calls per op of RustWriter's op, counted outside any timing by the addon itself.
+  const countCalls = (worker) => (worker.key === 'rust' ? worker.nativeCalls(NATIVE_CALL_OPS) : null);
+  const timed = await runCase(c.id, contenders, countCalls);
   const record = { id: c.id, group: c.group, title: c.title, bytes: timed.bytes, messagesPerOp: c.messagesPerOp || 1 };
   process.stdout.write(`\n${c.title}: ${timed.bytes.toLocaleString('en-US')} bytes per op` +
     `${record.messagesPerOp > 1 ? ` (${record.messagesPerOp} messages)` : ''}\n`);
@@ -158,8 +148,7 @@ async function benchCase(c, statics, options) {
     process.stdout.write(`  BYTES DIFFER ${timed.error}\n`);
     return { ...record, error: timed.error };
   }
-  const rust = contenders.find((x) => x.key === 'rust');
-  const nativeCalls = rust ? nativeCallsPerOp(rust.fn) : null;
+  const nativeCalls = timed.extras.rust === undefined ? null : timed.extras.rust;
   const checked = contenders.filter((x) => x.checked).map((x) => x.key);
   const allocs = options.alloc ? await measureInChild(c.id, checked) : {};
   record.contenders = {};
@@ -288,8 +277,7 @@ async function run(options) {
     const contenders = contendersOf(c, options.contenders);
     progress.caseStart(`(${c.title}): checking bytes, timing ${contenders.length} writers × ${ROUNDS} rounds` +
       `${options.alloc ? ', measuring allocation' : ''}`);
-    const statics = c.codegen === 'static' ? await loadStaticModules(PROTO_FILE, contenders) : null;
-    records.push(await benchCase(c, statics, options));
+    records.push(await benchCase(c, options));
     progress.caseEnd();
   }
 
