@@ -5,21 +5,23 @@
  * each case starts and ends, with the time elapsed and an estimate of the time left.
  *
  * The estimate weighs each case by its expected cost: its benchmarks (contenders × rounds, each
- * ~SECONDS_PER_BENCHMARK) and its allocation measurement. Before any case has ended it is that
- * budget; then it is the budget of the cases left, scaled by how the cases done so far compared
- * with theirs (a loaded machine runs every case slower alike).
+ * ~SECONDS_PER_BENCHMARK), its contenders' processes and its allocation measurement. Before any
+ * case has ended it is that budget; then it is the budget of the cases left, scaled by how the
+ * cases done so far compared with theirs (a loaded machine runs every case slower alike).
  */
 
 const format = require('./format');
 
 /**
  * Seconds one benchmark takes: benchmark.js samples for BENCH_OPTIONS.maxTime (0.4 s) after
- * ~0.4 s of compiling and calibrating its loop (bench/suite.js; measured on 2 cores).
+ * ~0.4 s of compiling and calibrating its loop (bench/worker.js; measured on 2 cores).
  */
 const SECONDS_PER_BENCHMARK = 0.8;
 /** Seconds of an allocation child: starting Node and building the case, then per contender warming and windows. */
 const ALLOC_CHILD_SECONDS = 1.5;
 const ALLOC_SECONDS_PER_CONTENDER = 1;
+/** Seconds per contender of starting its process and warming its op (bench/worker.js, bench/suite.js WARM_MS). */
+const WORKER_SECONDS = 1.5;
 /** Seconds pbjs takes to generate the static case's modules (bench/static.js). */
 const STATIC_SECONDS = 2;
 
@@ -33,7 +35,7 @@ const STATIC_SECONDS = 2;
  */
 function budgetOf(c, contenders, rounds, alloc = true) {
   const checked = contenders.filter((x) => x.checked).length;
-  return contenders.length * rounds * SECONDS_PER_BENCHMARK +
+  return contenders.length * (rounds * SECONDS_PER_BENCHMARK + WORKER_SECONDS) +
     (alloc ? ALLOC_CHILD_SECONDS + checked * ALLOC_SECONDS_PER_CONTENDER : 0) +
     (c.codegen === 'static' ? STATIC_SECONDS : 0);
 }

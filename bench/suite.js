@@ -7,17 +7,25 @@
  * null writer and recording-only RustWriter) are timed alike. Each contender runs in a process of
  * its own (bench/worker.js), started before the first check and ended after the last.
  *
- * Timing is interleaved in rounds: each round times every contender once, briefly (one
- * benchmark.js benchmark in its process, the others idle meanwhile), and a contender's result is
- * its median over the rounds. The machines this runs on change speed by tens of percent over
- * minutes; timing each contender in one long block turned that drift into ratios that moved by 2x
- * between runs, while contenders timed side by side in every round see the same machine.
+ * Every contender is warmed first (WARM_MS), one after the other. Timing is interleaved in rounds:
+ * each round times every contender once, briefly (one benchmark.js benchmark in its process, the
+ * others idle meanwhile), and a contender's result is its median over the rounds. The machines
+ * this runs on change speed by tens of percent over minutes; timing each contender in one long
+ * block turned that drift into ratios that moved by 2x between runs, while contenders timed side
+ * by side in every round see the same machine.
  */
 
 const { Worker } = require('./worker');
 
 /** Rounds of timing per case (odd, for a median). */
 const ROUNDS = 5;
+/**
+ * CPU milliseconds each contender runs its op before the first round. Without it the first rounds
+ * timed code V8 had not optimized yet: under Node 26 RustWriter's compiled encoder of the tile took
+ * 366 and 344 µs in rounds 1 and 2 and 316–322 µs from round 3 on, protobufjs 8.8.1 591 and 585 µs,
+ * then 555–564 µs (bench/worker.js, 0.4 s benchmarks after a single op).
+ */
+const WARM_MS = 1000;
 /** Bytes of context shown around the first differing byte. */
 const DIFF_CONTEXT = 8;
 
@@ -69,6 +77,7 @@ async function runCase(id, contenders, extra = null) {
     await Promise.all(workers.map((worker) => worker.ready()));
     const before = await checkBytes(workers, 'before timing');
     if (before.error) return { ...before, results: [], extras: {} };
+    for (const worker of workers) await worker.warm(WARM_MS);
     const rounds = workers.map(() => []);
     for (let round = 0; round < ROUNDS; round++) {
       for (let i = 0; i < workers.length; i++) {
@@ -100,4 +109,4 @@ async function runCase(id, contenders, extra = null) {
   }
 }
 
-module.exports = { runCase, ROUNDS };
+module.exports = { runCase, ROUNDS, WARM_MS };

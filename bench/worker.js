@@ -6,6 +6,7 @@
  * what the parent asks, one JSON line in, one JSON line out, until its stdin closes:
  *
  *   {"do":"bytes"}              → {"bytes": base64 of one op's result, or null for a breakdown contender}
+ *   {"do":"warm","ms":N}        → {}: ops for N ms of the process's CPU time
  *   {"do":"time"}               → {"hz", "rme", "samples"}: one benchmark.js benchmark of the op
  *   {"do":"nativeCalls","ops":N} → {"calls"}: native calls per op over N ops (the addon counts them)
  *
@@ -69,6 +70,15 @@ async function serve(id, key) {
       bench.run({ async: false });
       if (bench.error) throw bench.error;
       return { hz: bench.hz, rme: bench.stats.rme, samples: bench.stats.sample.length };
+    },
+    warm: ({ ms }) => {
+      const used = () => {
+        const { user, system } = process.cpuUsage();
+        return (user + system) / 1000;
+      };
+      const until = used() + ms;
+      while (used() < until) for (let i = 0; i < 10; ++i) fn();
+      return {};
     },
     nativeCalls: ({ ops }) => {
       const before = nativeCalls();
@@ -153,6 +163,16 @@ class Worker {
   async bytes() {
     const { bytes } = await this._ask({ do: 'bytes' });
     return bytes === null ? null : Buffer.from(bytes, 'base64');
+  }
+
+  /**
+   * Runs the op for `ms` of the process's CPU time (CPU time: on a loaded machine a wall-clock
+   * budget would warm some contenders far less than others).
+   * @param {number} ms Milliseconds
+   * @returns {Promise<undefined>}
+   */
+  async warm(ms) {
+    await this._ask({ do: 'warm', ms });
   }
 
   /**

@@ -1,9 +1,10 @@
 'use strict';
 
 /**
- * Whether the bench's contenders slow each other down through shared generated code (the timing
- * trap of docs/benchmark.md, "Timing"): each contender's op timed alone in a process, beside all
- * the other contenders of the case as `npm run bench` has them, and beside them with the sources
+ * Whether contenders slow each other down in one process, through shared generated code (the timing
+ * trap of docs/benchmark.md, "Timing") or otherwise: each contender's op timed alone in a process
+ * (as `npm run bench` times it, bench/worker.js), beside all the other contenders of the case as the
+ * bench had them before it gave each a process of its own, and beside them with the sources
  * left shared as the bench had them before (`BENCH_SHARED_SOURCES=1`: protobufjs's codegen
  * untagged, the ops untagged, the native RustWriter contenders on the main instance of the
  * package, the JS-only instance's encoders numbered as the main instance's).
@@ -20,7 +21,7 @@
  * is, per contender, each mode's median time per op and the medians of the per-pair ratios
  * beside/alone and shared/alone (1.00: no interference).
  * `--node` runs the children under the latest release of that Node line (scripts/runtimes.js);
- * `--modes beside` alone gives each contender's time per op in one process, a rough check of the
+ * `--modes alone` gives each contender's time per op in a process of its own, a rough check of the
  * bench's ratios where benchmark.js's wall-clock timings drown in a loaded machine's noise.
  * Reflection cases only.
  */
