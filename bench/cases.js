@@ -332,7 +332,8 @@ function contendersOf(c, keys = null) {
 }
 
 /**
- * The contenders of one case, with their ops, ready for bench/suite.js.
+ * The contenders of one case, with their ops: one per process in the bench (bench/worker.js), several in the
+ * allocation child (bench/alloc.js) and the probes.
  * @param {object} c Case
  * @param {Object<string, object>|null} statics Static modules per contender key (static case only)
  * @param {string[]|null} [keys] Only these contenders (default: all of the case's)

@@ -7,12 +7,12 @@
  * Writer API path, the JS-only path and the shadow checks, on the cases of bench/cases.js; each
  * contender in a protobufjs copy of its own (bench/copies.js). Per case: byte check and ops/s of
  * every contender, each in a process of its own under Node's default flags, in interleaved rounds
- * (bench/suite.js, bench/worker.js); where the
- * time goes (protobufjs 8.8.1, a null writer, RustWriter without `finish()` and in full, the
- * Writer API path, native calls per op); bytes allocated per op, measured in a child process with
- * the flags that needs (bench/alloc.js). Then the targets (bench/targets.js) and a summary of
- * which misses are noise. `--help` lists cases, contenders and options (bench/options.js);
- * `--node <major>` runs the same command line under the latest release of that Node line.
+ * (bench/suite.js, bench/worker.js); where the time goes (protobufjs 8.8.1, a null writer,
+ * RustWriter without `finish()` and in full, the Writer API path, native calls per op); bytes
+ * allocated per op, measured in a child process with the flags that needs (bench/alloc.js). Then
+ * the targets (bench/targets.js) and a summary of which misses are noise. `--help` lists cases,
+ * contenders and options (bench/options.js); `--node <major>` runs the same command line under the
+ * latest release of that Node line.
  *
  * Results go to stdout, progress to stderr (bench/progress.js). A run writes nothing git tracks:
  * its JSON goes to target/bench/last-run.json. Only `--update` (`npm run bench:update`, which runs
