@@ -148,7 +148,7 @@ async function benchCase(c, options) {
     process.stdout.write(`  BYTES DIFFER ${timed.error}\n`);
     return { ...record, error: timed.error };
   }
-  const nativeCalls = timed.extras.rust === undefined ? null : timed.extras.rust;
+  const nativeCalls = timed.extras.rust ?? null;
   const checked = contenders.filter((x) => x.checked).map((x) => x.key);
   const allocs = options.alloc ? await measureInChild(c.id, checked) : {};
   record.contenders = {};

@@ -23,7 +23,7 @@ const ROUNDS = 5;
  * CPU milliseconds each contender runs its op before the first round. Without it the first rounds
  * timed code V8 had not optimized yet: under Node 26 RustWriter's compiled encoder of the tile took
  * 366 and 344 µs in rounds 1 and 2 and 316–322 µs from round 3 on, protobufjs 8.8.1 591 and 585 µs,
- * then 555–564 µs (bench/worker.js, 0.4 s benchmarks after a single op).
+ * then 555–564 µs (each round's time per op, with WARM_MS at 0: the processes had run a single op).
  */
 const WARM_MS = 1000;
 /** Bytes of context shown around the first differing byte. */

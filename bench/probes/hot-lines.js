@@ -61,10 +61,11 @@ async function main() {
   const { profile } = await post(session, 'Profiler.stop');
 
   const total = profile.nodes.reduce((sum, node) => sum + node.hitCount, 0);
+  const matching = new RegExp(pattern);
   const functions = new Map();
   for (const node of profile.nodes) {
     const { functionName, scriptId } = node.callFrame;
-    if (!new RegExp(pattern).test(functionName)) continue;
+    if (!matching.test(functionName)) continue;
     const name = `${functionName} (script ${scriptId})`;
     const entry = functions.get(name) || { scriptId, hits: 0, lines: new Map() };
     entry.hits += node.hitCount;
