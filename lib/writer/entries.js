@@ -36,7 +36,7 @@
  * its length when it was kept).
  *
  * **The entry array** is shared by the module's writers, as the slab is (lib/writer/region.js), so
- * that writers allocate nothing in the common case: a new writer takes it (`claim`), and the writer
+ * that writers allocate nothing in the common case: a writer takes it with its first entry, and the writer
  * that had it keeps a copy of what it holds; `finish()` hands it back (`drop`).
  */
 
@@ -77,17 +77,6 @@ let shared = new Int32Array(ENTRIES_MIN);
 let sharedOwner = null;
 
 /**
- * Gives a new writer the shared entry array (the writer that had it keeps a copy).
- * @param {RustWriter} w Writer, without entries
- * @returns {undefined}
- */
-function claim(w) {
-  if (sharedOwner !== null) keepCopy(sharedOwner);
-  sharedOwner = w;
-  w._entries = shared;
-}
-
-/**
  * Gives up the shared entry array, keeping a copy of what it holds.
  * @param {RustWriter} w Writer
  * @returns {undefined}
@@ -97,8 +86,9 @@ function keepCopy(w) {
 }
 
 /**
- * Room for `need` words in `w`'s entries: the shared array if no other writer has it, else a
- * larger one (which becomes the shared one if `w` had it).
+ * Room for `need` words in `w`'s entries: the shared array if it is large enough (the writer that
+ * had it keeps a copy of what it holds), else a larger one, which becomes the shared one (the writer
+ * that had the old one keeps it).
  * @param {RustWriter} w Writer
  * @param {number} need Words needed
  * @returns {Int32Array} Its entry array now
@@ -106,16 +96,14 @@ function keepCopy(w) {
 function growEntries(w, need) {
   const old = w._entries;
   let e;
-  if (sharedOwner === null && shared.length >= need) {
+  if (sharedOwner !== w && shared.length >= need) {
+    if (sharedOwner !== null) keepCopy(sharedOwner);
     e = shared;
-    sharedOwner = w;
   } else {
     e = new Int32Array(Math.max(2 * need, ENTRIES_MIN));
-    if (sharedOwner === w || sharedOwner === null) {
-      shared = e;
-      sharedOwner = w;
-    }
+    shared = e;
   }
+  sharedOwner = w;
   if (e !== old) e.set(old.subarray(0, w._entryEnd));
   w._entries = e;
   return e;
@@ -379,5 +367,5 @@ function drop(w) {
 module.exports = {
   ENTRY_WORDS, AT, KIND, OPEN, FIXUP, PREFIX, RUN, REF, SPAN_BYTES, SPAN_END, KEPT, RUN_OF, REF_BYTES,
   KEPT_ARRAY, KEPT_COUNT, KEPT_LENGTH, NO_ENTRIES,
-  claim, pushFork, popFork, dropFork, fixup, delimit, fixupBefore, truncate, prefixEntries, run, ref, clear, drop,
+  pushFork, popFork, dropFork, fixup, delimit, fixupBefore, truncate, prefixEntries, run, ref, clear, drop,
 };

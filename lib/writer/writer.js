@@ -63,7 +63,6 @@ function RustWriter() {
   this._lastRun = -1;
   this._kept = null;
   region.claim(this);
-  entries.claim(this);
 }
 
 /**
