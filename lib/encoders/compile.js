@@ -52,22 +52,6 @@ function isCompiled(encode) {
 const INLINE_MAX = 8000;
 const INLINE_TOTAL = 24000;
 
-/**
- * A Type's code tells plain objects from others (`PLAIN`) when it makes at least this many
- * own-property checks per message: one `isProxy` call per message costs about what folding five
- * `hasOwnProperty` calls saves (docs/benchmark.md).
- */
-const PLAIN_CHECKS_MIN = 6;
-/**
- * Whether `m`, the message being written, is an ordinary object whose prototype is
- * `Object.prototype`: then, while its prototype is still that (a getter may change it), a property
- * that `Object.prototype` does not have is found on `m` only if it is `m`'s own, and V8 folds
- * `getPrototypeOf` and `in` to checks of `m`'s map. A Proxy is excluded first (its
- * `getPrototypeOf` trap is code that protobufjs's encoder does not run, and its
- * `getOwnPropertyDescriptor` trap must run as that encoder's `hasOwnProperty` runs it).
- */
-const PLAIN = 'const plain = typeof m === "object" && m !== null && !isProxy(m) && Object.getPrototypeOf(m) === Object.prototype;';
-
 /** Numbers each generated function's source: no two Types share a source, since V8 shares type
  * feedback between functions of identical source (docs/benchmark.md, "Timing"), which would make the
  * encoders of two Roots of one schema slow each other down. */
@@ -109,20 +93,6 @@ function room(n) {
 
 /** The statement that reloads the region after a helper that may have moved it. */
 const RELOAD = 'buf = w._buf; end = -1 - w._end;';
-
-/**
- * The check that `m` has its own property `name`, which protobufjs's encoder makes with
- * `Object.hasOwnProperty.call(m, name)` after reading the property as not null or undefined.
- * @param {string} name The property's name as a JS string literal
- * @param {boolean} plain Whether the code has `plain` (`PLAIN`)
- * @returns {string} Condition
- */
-function ownCheck(name, plain) {
-  const hasOwn = `Object.hasOwnProperty.call(m, ${name})`;
-  return plain
-    ? `(plain && Object.getPrototypeOf(m) === Object.prototype && !(${name} in Object.prototype) || ${hasOwn})`
-    : hasOwn;
-}
 
 /** The statements that write `x`, a uint32, as a varint at `p` (lib/writer/varint.js `putVarint32`,
  * spelled out: V8 inlines only so much into one function, and a compiled encoder that inlined its
@@ -215,7 +185,7 @@ function compiler(protobuf, rules) {
     const name = `write_${type.name.replace(/\W/g, '_')}_${id}`;
     const source = `'use strict';
 const { more, viaWriter, viaPacked, viaEncode, putString, closeSection, shortVarints, SHORT, BULK_FLOATS_MIN, loops } = rt;
-const { putVarint32, putZigzag64, putNegativeInt32, putFixed32, putFloat, putDouble, BITS, longBits, isProxy } = rt;
+const { putVarint32, putZigzag64, putNegativeInt32, putFixed32, putFloat, putDouble, BITS, longBits } = rt;
 return function ${name}(m, w, p, q) {
   // ${type.fullName}: protobufjs ${rules} rules (protobufjs-rustwriter encoder ${id})
   if (q > util.recursionLimit) throw Error("max depth exceeded");
@@ -237,14 +207,11 @@ ${body.map((line) => `  ${line}`).join('\n')}
    * @returns {string[]} Lines
    */
   function bodyCode(fieldsArray, children, inlining) {
+    const body = [];
     const fields = fieldsArray.slice().sort(util.compareFieldsById);
-    const checks = fields.filter((field) => field.map || (!field.repeated && presenceChecked(field))).length
-      + (rules >= 8 ? 1 : 0);
-    const plain = checks >= PLAIN_CHECKS_MIN;
-    const body = plain ? [PLAIN] : [];
-    for (const field of fields) body.push(...fieldCode(field.resolve(), children, inlining, plain));
+    for (const field of fields) body.push(...fieldCode(field.resolve(), children, inlining));
     if (rules >= 8) {
-      body.push(`if (m.$unknowns != null && ${ownCheck('"$unknowns"', plain)}) {`,
+      body.push('if (m.$unknowns != null && Object.hasOwnProperty.call(m, "$unknowns")) {',
         `  for (let i = 0; i < m.$unknowns.length; ++i) { p = viaWriter(w, p, 'raw', m.$unknowns[i]); ${RELOAD} }`,
         '}');
     }
@@ -288,10 +255,9 @@ ${body.map((line) => `  ${line}`).join('\n')}
    * @param {object} field Field, resolved
    * @param {object[]} children The units the function's code refers to by index (appended to)
    * @param {{stack: object[], left: number}} inlining As for `bodyCode`
-   * @param {boolean} plain Whether the code has `plain` (`PLAIN`)
    * @returns {string[]} Lines
    */
-  function fieldCode(field, children, inlining, plain) {
+  function fieldCode(field, children, inlining) {
     const isEnum = field.resolvedType instanceof Enum;
     const type = isEnum ? 'int32' : field.type;
     const wireType = wire.basic[type];
@@ -319,7 +285,7 @@ ${body.map((line) => `  ${line}`).join('\n')}
         ? messageCode(child, inline, `${ref}[ks[i]]`, (field.id << 3 | 2) >>> 0, 18, false)
         : valueCode(type, `${ref}[ks[i]]`, 16 | wireType);
       return [
-        `if (${ref} != null && ${ownCheck(name, plain)}) {`,
+        `if (${ref} != null && Object.hasOwnProperty.call(m, ${name})) {`,
         `  for (let ks = Object.keys(${ref}), i = 0; i < ks.length; ++i) {`,
         ...sectionCode((field.id << 3 | 2) >>> 0, [...valueCode(field.keyType, key, keyTag), ...value]).map((l) => `    ${l}`),
         '  }',
@@ -352,7 +318,7 @@ ${body.map((line) => `  ${line}`).join('\n')}
     const body = wireType === undefined
       ? messageCode(child, inline, ref, tag, null, field.delimited)
       : valueCode(type, ref, tag);
-    const condition = presence(field, isEnum, type, ref, name, plain);
+    const condition = presence(field, isEnum, type, ref, name);
     return condition === null ? body : [`if (${condition}) {`, ...body.map((l) => `  ${l}`), '}'];
   }
 
@@ -364,13 +330,12 @@ ${body.map((line) => `  ${line}`).join('\n')}
    * @param {string} type Its scalar type (`int32` for an enum), or message type name
    * @param {string} ref Its property expression
    * @param {string} name Its name as a JS string literal
-   * @param {boolean} plain Whether the code has `plain` (`PLAIN`)
    * @returns {string|null} Condition
    */
-  function presence(field, isEnum, type, ref, name, plain) {
-    const set = `${ref} != null && ${ownCheck(name, plain)}`;
-    if (!presenceChecked(field)) return null;
-    if (rules < 8) return set;
+  function presence(field, isEnum, type, ref, name) {
+    const set = `${ref} != null && Object.hasOwnProperty.call(m, ${name})`;
+    if (rules < 8) return field.optional ? set : null;
+    if (field.required) return null;
     if (field.hasPresence || !(isEnum || wire.basic[type] !== undefined)) return set;
     if (isEnum) return `${set} && ${ref} !== ${JSON.stringify(field.typeDefault)}`;
     switch (type) {
@@ -383,15 +348,6 @@ ${body.map((line) => `  ${line}`).join('\n')}
           ? `${set} && (typeof ${ref} === "object" ? ${ref}.low || ${ref}.high : ${ref} !== 0)`
           : `${set} && ${ref} !== 0`;
     }
-  }
-
-  /**
-   * @param {object} field A singular field
-   * @returns {boolean} Whether protobufjs's encoder checks its presence (`presence` is not null):
-   * every one but required fields (protobufjs 7: optional ones)
-   */
-  function presenceChecked(field) {
-    return rules < 8 ? field.optional : !field.required;
   }
 
   return {

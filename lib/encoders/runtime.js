@@ -23,7 +23,6 @@ const entries = require('../writer/entries');
 const { BITS, longBits } = require('../writer/long');
 const { longPacked, shortVarints, SHORT, BULK_FLOATS_MIN } = require('../writer/packed');
 const loops = require('../writer/loops');
-const { isProxy } = require('util').types;
 const {
   putVarint32, putZigzag64, putNegativeInt32, putFixed32, putFloat, putDouble, putUtf8,
 } = require('../writer/varint');
@@ -186,7 +185,7 @@ function closeSection(w, at, len, from, addedThen) {
 }
 
 module.exports = {
-  isProxy, begin, end, abort, more, viaWriter, viaPacked, viaEncode, putString, closeSection,
+  begin, end, abort, more, viaWriter, viaPacked, viaEncode, putString, closeSection,
   shortVarints, SHORT, BULK_FLOATS_MIN, loops, UTF8_LOOP_MAX,
   BITS, longBits, putVarint32, putZigzag64, putNegativeInt32, putFixed32, putFloat, putDouble,
 };
