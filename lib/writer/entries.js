@@ -36,8 +36,8 @@
  * its length when it was kept).
  *
  * **The entry array** is shared by the module's writers, as the slab is (lib/writer/region.js), so
- * that writers allocate nothing in the common case: a writer takes it with its first entry, and the writer
- * that had it keeps a copy of what it holds; `finish()` hands it back (`drop`).
+ * that writers allocate nothing in the common case: a writer takes it with its first entry, and
+ * the writer that had it keeps a copy of what it holds; `finish()` hands it back (`drop`).
  */
 
 const { lengthOf } = require('./typed');
@@ -104,7 +104,7 @@ function growEntries(w, need) {
     shared = e;
   }
   sharedOwner = w;
-  if (e !== old) e.set(old.subarray(0, w._entryEnd));
+  if (e !== old && w._entryEnd > 0) e.set(old.subarray(0, w._entryEnd)); // a view costs ~70 B
   w._entries = e;
   return e;
 }
