@@ -28,7 +28,7 @@ const os = require('os');
 const path = require('path');
 const { RustWriter } = require('..');
 const { CASES, CONTENDERS, COMPARISONS, contendersOf } = require('./cases');
-const { runCase, ROUNDS } = require('./suite');
+const { runCase, roundsOf, ROUNDS, TARGET_ROUNDS } = require('./suite');
 const { BENCH_OPTIONS } = require('./worker');
 const { measureInChild, ALLOC_FLAGS } = require('./alloc');
 const { evaluateTargets } = require('./targets');
@@ -266,16 +266,16 @@ async function run(options) {
   const [loadAverage] = os.loadavg();
   const { cases } = options;
   const progress = new Progress(cases.map((c) => ({
-    id: c.id, budget: budgetOf(c, contendersOf(c, options.contenders), ROUNDS, options.alloc),
+    id: c.id, budget: budgetOf(c, contendersOf(c, options.contenders), roundsOf(c.id), options.alloc),
   })));
-  progress.start(`Benchmarking ${cases.length} of ${CASES.length} cases, ${ROUNDS} rounds each, under Node ` +
-    `${process.versions.node}, load average ${loadAverage.toFixed(1)} on ${os.cpus().length} cores`);
+  progress.start(`Benchmarking ${cases.length} of ${CASES.length} cases, ${ROUNDS} rounds each (${TARGET_ROUNDS} for the ` +
+    `everyday cases), under Node ${process.versions.node}, load average ${loadAverage.toFixed(1)} on ${os.cpus().length} cores`);
   // The commit measured: read before timing, so that a commit made meanwhile is not credited with it.
   const git = gitState();
   const records = [];
   for (const c of cases) {
     const contenders = contendersOf(c, options.contenders);
-    progress.caseStart(`(${c.title}): checking bytes, timing ${contenders.length} writers × ${ROUNDS} rounds` +
+    progress.caseStart(`(${c.title}): checking bytes, timing ${contenders.length} writers × ${roundsOf(c.id)} rounds` +
       `${options.alloc ? ', measuring allocation' : ''}`);
     records.push(await benchCase(c, options));
     progress.caseEnd();
@@ -312,6 +312,7 @@ async function run(options) {
     options: {
       benchmark: BENCH_OPTIONS,
       rounds: ROUNDS,
+      everydayRounds: TARGET_ROUNDS,
       nodeFlags: process.execArgv,
       allocationNodeFlags: ALLOC_FLAGS,
       cases: cases.map((c) => c.id),

@@ -4,7 +4,7 @@
 
 const { CASES, CONTENDERS, COMPARISONS, contendersOf } = require('./cases');
 const { budgetOf } = require('./progress');
-const { ROUNDS } = require('./suite');
+const { roundsOf } = require('./suite');
 const format = require('./format');
 
 /** Exit code of a command line that names an unknown option or case. */
@@ -81,7 +81,7 @@ function columns(rows) {
  * @returns {string} Text
  */
 function helpText(files) {
-  const fullRun = CASES.reduce((sum, c) => sum + budgetOf(c, contendersOf(c), ROUNDS), 0);
+  const fullRun = CASES.reduce((sum, c) => sum + budgetOf(c, contendersOf(c), roundsOf(c.id)), 0);
   const cases = columns([['id', 'group', 'message'], ...CASES.map((c) => [c.id, c.group, c.title])]);
   const contenders = columns(CONTENDERS.map((c) => [c.key, c.name, c.breakdown ? 'breakdown only' : 'table column']));
   return `Usage: npm run bench [-- [options] [case ...]]

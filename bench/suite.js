@@ -16,9 +16,17 @@
  */
 
 const { Worker } = require('./worker');
+const { EVERYDAY } = require('./targets');
 
 /** Rounds of timing per case (odd, for a median). */
 const ROUNDS = 5;
+/**
+ * Rounds of the cases the geometric-mean targets rest on (bench/targets.js EVERYDAY). Over 5 rounds a
+ * ratio of medians moved by up to a quarter from one run to the next: `node bench/probes/rounds.js`
+ * at b3ab85e (Node 26) gave common 1.56, 1.23 and 1.67 over three blocks of 5 rounds, 1.63 over all
+ * 15. A median over more rounds moves less.
+ */
+const TARGET_ROUNDS = 11;
 /**
  * CPU milliseconds each contender runs its op before the first round. Without it the first rounds
  * timed code V8 had not optimized yet: under Node 26 RustWriter's compiled encoder of the tile took
@@ -61,6 +69,14 @@ async function checkBytes(workers, when) {
 }
 
 /**
+ * @param {string} id Case id
+ * @returns {number} Rounds of timing for the case: TARGET_ROUNDS or ROUNDS
+ */
+function roundsOf(id) {
+  return EVERYDAY.includes(id) ? TARGET_ROUNDS : ROUNDS;
+}
+
+/**
  * Checks the bytes, times every contender, checks the bytes again, each contender in its process.
  * @param {string} id Case id
  * @param {Array<{key: string, name: string, checked?: boolean}>} contenders Entries of bench/cases.js
@@ -71,6 +87,7 @@ async function checkBytes(workers, when) {
  *   the bytes differ), and what `extra` gave per key
  */
 async function runCase(id, contenders, extra = null) {
+  const count = roundsOf(id);
   const workers = contenders.map((contender) => new Worker(id, contender));
   try {
     // Built side by side: nothing is timed yet.
@@ -79,7 +96,7 @@ async function runCase(id, contenders, extra = null) {
     if (before.error) return { ...before, results: [], extras: {} };
     for (const worker of workers) await worker.warm(WARM_MS);
     const rounds = workers.map(() => []);
-    for (let round = 0; round < ROUNDS; round++) {
+    for (let round = 0; round < count; round++) {
       for (let i = 0; i < workers.length; i++) {
         try {
           rounds[i].push(await workers[i].time());
@@ -91,12 +108,16 @@ async function runCase(id, contenders, extra = null) {
     const results = rounds.map((benches, i) => {
       const byHz = benches.slice().sort((a, b) => a.hz - b.hz);
       const median = byHz[byHz.length >> 1];
+      // The middle ROUNDS rounds, whose spread is comparable from case to case (a case of more
+      // rounds would otherwise show a wider one, from its extremes).
+      const skip = (byHz.length - ROUNDS) >> 1;
+      const [low, high] = [byHz[skip], byHz[byHz.length - 1 - skip]];
       return {
         key: workers[i].key,
         name: workers[i].name,
         hz: median.hz,
-        // The larger of the median round's own error and the spread between rounds.
-        rme: Math.max(median.rme, (100 * (byHz[byHz.length - 1].hz - byHz[0].hz)) / 2 / median.hz),
+        // The larger of the median round's own error and the spread between the middle rounds.
+        rme: Math.max(median.rme, (100 * (high.hz - low.hz)) / 2 / median.hz),
         samples: benches.reduce((sum, bench) => sum + bench.samples, 0),
       };
     });
@@ -109,4 +130,4 @@ async function runCase(id, contenders, extra = null) {
   }
 }
 
-module.exports = { runCase, ROUNDS, WARM_MS };
+module.exports = { runCase, roundsOf, ROUNDS, TARGET_ROUNDS, WARM_MS };

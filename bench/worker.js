@@ -29,9 +29,9 @@ const readline = require('readline');
  * benchmark.js options per benchmark. maxTime is the sampling time (s) after which benchmark.js
  * stops once minSamples are in; each benchmark also spends ~0.4 s compiling and calibrating its
  * loop (measured on 2 cores), so a benchmark takes ~0.8 s (bench/progress.js estimates a run from
- * that). 150 benchmarks × ROUNDS (bench/suite.js), each contender's process starting and warming
- * its op, and the allocation child processes (~5 s a case) make `npm run bench` ~15 minutes on 2
- * idle cores.
+ * that). 150 benchmarks × ROUNDS (bench/suite.js; TARGET_ROUNDS for the four everyday cases), each
+ * contender's process starting and warming its op, and the allocation child processes (~5 s a case)
+ * make `npm run bench` ~17 minutes on 2 idle cores.
  */
 const BENCH_OPTIONS = { minSamples: 5, maxTime: 0.4 };
 

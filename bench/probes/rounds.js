@@ -4,19 +4,19 @@
  * How far one round of `npm run bench` can be trusted: times two contenders of a case in many
  * interleaved rounds, each in a process of its own and each round one benchmark.js run, as
  * bench/suite.js does, and prints every round's ratio, the ratio of the medians over all rounds
- * (what the bench reports, with more rounds) and over each block of the bench's ROUNDS (what one
- * bench run would have reported). Ratios are the second contender's speed over the first's.
+ * and over each block of as many rounds as the bench takes for the case (what one bench run would
+ * have reported). Ratios are the second contender's speed over the first's.
  *
  *   node bench/probes/rounds.js [cases] [rounds] [first,second]
  *
- * Defaults: the everyday cases (common,catalog,tile,stream), 15 rounds, pbjs8,rust.
+ * Defaults: the everyday cases (common,catalog,tile,stream), 33 rounds, pbjs8,rust.
  */
 
 const { Worker } = require('../worker');
 const { CONTENDERS } = require('../cases');
-const { ROUNDS, WARM_MS } = require('../suite');
+const { roundsOf, WARM_MS } = require('../suite');
 
-const [cases = 'common,catalog,tile,stream', rounds = '15', keys = 'pbjs8,rust'] = process.argv.slice(2);
+const [cases = 'common,catalog,tile,stream', rounds = '33', keys = 'pbjs8,rust'] = process.argv.slice(2);
 
 /**
  * @param {number[]} values Numbers
@@ -56,13 +56,14 @@ async function timeRounds(id, count) {
   for (const id of cases.split(',')) {
     const [first, second] = await timeRounds(id, count);
     const perRound = second.map((hz, round) => hz / first[round]);
+    const block = roundsOf(id);
     const blocks = [];
-    for (let at = 0; at + ROUNDS <= count; at += ROUNDS) {
-      blocks.push(median(second.slice(at, at + ROUNDS)) / median(first.slice(at, at + ROUNDS)));
+    for (let at = 0; at + block <= count; at += block) {
+      blocks.push(median(second.slice(at, at + block)) / median(first.slice(at, at + block)));
     }
     const fixed = (x) => x.toFixed(2);
     process.stdout.write(`${id}: per round ${perRound.map(fixed).join(' ')}; ratio of the medians ${fixed(median(second) / median(first))}; ` +
-      `of each ${ROUNDS} rounds ${blocks.map(fixed).join(' ')}\n`);
+      `of each ${block} rounds ${blocks.map(fixed).join(' ')}\n`);
   }
 })().catch((err) => {
   process.stderr.write(`${err.stack || err}\n`);
