@@ -31,7 +31,7 @@ const readline = require('readline');
  * loop (measured on 2 cores), so a benchmark takes ~0.8 s (bench/progress.js estimates a run from
  * that). 150 benchmarks × ROUNDS (bench/suite.js; TARGET_ROUNDS for the four everyday cases), each
  * contender's process starting and warming its op, and the allocation child processes (~5 s a case)
- * make `npm run bench` ~17 minutes on 2 idle cores.
+ * make `npm run bench` ~18.5 minutes on 2 idle cores.
  */
 const BENCH_OPTIONS = { minSamples: 5, maxTime: 0.4 };
 
