@@ -195,6 +195,58 @@ describe('compiled encoders', function () {
         assert.deepStrictEqual(both(cases['a Proxy of a plain object'])[0].log.filter((l) => l === 'prototype'), []);
       });
 
+      it('read 64-bit values as protobufjs\'s LongBits.from does: String objects, Proxies, getters, in its order', () => {
+        // The encoders spell out LongBits.from's checks for objects (lib/encoders/compile.js
+        // `withWords`); each value below takes one of its branches, and the logs show every read.
+        const { ours, theirs } = roots(protobuf, PROTO3);
+        const logged = (log, target) => new Proxy(target, {
+          get: (t, key, receiver) => { log.push(`get ${String(key)}`); return Reflect.get(t, key, receiver); },
+          getPrototypeOf: (t) => { log.push('prototype'); return Reflect.getPrototypeOf(t); },
+        });
+        const words = (log, low, high) => ({
+          get low() { log.push('low'); return { valueOf: () => { log.push('low valueOf'); return low; } }; },
+          get high() { log.push('high'); return high; },
+        });
+        const values = {
+          'a String object': () => new String('-9007199254740993'),
+          'a String object of one chunk': () => new String('12'),
+          'a Proxy of a Long': (log) => logged(log, Long.fromBits(-1, 0x7fffffff)),
+          'getters with a valueOf': (log) => words(log, -7, 3),
+          'words that are both zero': (log) => words(log, 0, 0),
+          'a Long of zero': () => Long.ZERO,
+          null: () => null,
+        };
+        for (const [title, make] of Object.entries(values)) {
+          for (const field of ['i64', 'u64', 's64', 'f64', 'sf64']) {
+            const [got, expected] = [ours, theirs].map((root) => {
+              const log = [];
+              const T = root.lookupType('t.Node');
+              const w = root === ours ? RustWriter.create() : new protobuf.BufferWriter();
+              try {
+                return { hex: Buffer.from(T.encode({ [field]: make(log) }, w).finish()).toString('hex'), log };
+              } catch (err) {
+                return { threw: err.constructor.name, log };
+              }
+            });
+            assert.deepStrictEqual(got, expected, `${title} in ${field}`);
+          }
+        }
+        // A Proxy of a String object: the same result (where it is read, a TypeError: String.prototype
+        // .toString rejects a Proxy), but `Long.fromString` reads its `length` and `indexOf` before,
+        // where RustWriter converts it to a string first (lib/writer/long.js `decimalBits`): the logs differ.
+        for (const field of ['i64', 'u64', 's64', 'f64', 'sf64']) {
+          const [got, expected] = [ours, theirs].map((root) => {
+            const w = root === ours ? RustWriter.create() : new protobuf.BufferWriter();
+            try {
+              return Buffer.from(root.lookupType('t.Node').encode({ [field]: logged([], new String('5')) }, w).finish()).toString('hex');
+            } catch (err) {
+              return err.constructor.name;
+            }
+          });
+          assert.strictEqual(got, expected, `a Proxy of a String object in ${field}`);
+        }
+      });
+
       it('set nested Types up, and call their encode where the app replaced it, as protobufjs\'s encoder does', () => {
         const { ours, theirs } = roots(protobuf, PROTO3);
         const setUp = (root) => {

@@ -112,6 +112,23 @@ function sizeOf(lines) {
 }
 
 /**
+ * The statements that run `use` with `lo` and `hi`, the two's-complement words of 64-bit value `v`:
+ * lib/writer/long.js `longBits`, with its branch for objects (`Long`s, decoded messages' 64-bit
+ * fields) spelled out, in its order of checks and reads. Spelled out, its `instanceof String` has
+ * this field's feedback, where `longBits`'s own sees every 64-bit field's values: on the vector
+ * tile's decoded feature ids, `longBits` took 7% of the samples.
+ * @param {string} v Expression of the value, evaluated at will (a local)
+ * @param {string} use Statements that read and may change `lo` and `hi`, int32 words
+ * @returns {string} Code
+ */
+function withWords(v, use) {
+  return `{ let lo, hi; if (typeof ${v} === "object" && ${v} !== null) { `
+    + `if (${v} instanceof String) { decimalBits(${v}); lo = BITS[0]; hi = BITS[1]; } `
+    + `else if (${v}.low || ${v}.high) { lo = ${v}.low | 0; hi = ${v}.high | 0; } else { lo = 0; hi = 0; } } `
+    + `else { longBits(${v}); lo = BITS[0]; hi = BITS[1]; } ${use} }`;
+}
+
+/**
  * The statements that write scalar `v` of `type` at `p`, which has room for it: the conversions of
  * RustWriter's methods (lib/writer/writer.js), which are protobuf.js's.
  * @param {string} type Scalar type (an enum is `int32`)
@@ -127,9 +144,9 @@ function writeScalar(type, v) {
     case 'fixed32': case 'sfixed32': return `p = putFixed32(buf, p, ${v} >>> 0);`;
     case 'float': return `p = putFloat(buf, p, +${v});`;
     case 'double': return `p = putDouble(buf, p, ${v});`;
-    case 'uint64': case 'int64': return `longBits(${v}); { let lo = BITS[0] >>> 0, hi = BITS[1] >>> 0; ${VARINT64_LOOP} }`;
-    case 'sint64': return `longBits(${v}); p = putZigzag64(buf, p, BITS[0], BITS[1]);`;
-    case 'fixed64': case 'sfixed64': return `longBits(${v}); p = putFixed32(buf, p, BITS[0]); p = putFixed32(buf, p, BITS[1]);`;
+    case 'uint64': case 'int64': return withWords(v, `lo >>>= 0; hi >>>= 0; ${VARINT64_LOOP}`);
+    case 'sint64': return withWords(v, 'p = putZigzag64(buf, p, lo, hi);');
+    case 'fixed64': case 'sfixed64': return withWords(v, 'p = putFixed32(buf, p, lo); p = putFixed32(buf, p, hi);');
     default: throw new Error(`protobufjs-rustwriter: no scalar writer for ${type}`);
   }
 }
@@ -185,7 +202,7 @@ function compiler(protobuf, rules) {
     const name = `write_${type.name.replace(/\W/g, '_')}_${id}`;
     const source = `'use strict';
 const { more, viaWriter, viaPacked, viaEncode, putString, closeSection, shortVarints, SHORT, BULK_FLOATS_MIN, loops } = rt;
-const { putVarint32, putZigzag64, putNegativeInt32, putFixed32, putFloat, putDouble, BITS, longBits } = rt;
+const { putVarint32, putZigzag64, putNegativeInt32, putFixed32, putFloat, putDouble, BITS, longBits, decimalBits } = rt;
 return function ${name}(m, w, p, q) {
   // ${type.fullName}: protobufjs ${rules} rules (protobufjs-rustwriter encoder ${id})
   if (q > util.recursionLimit) throw Error("max depth exceeded");

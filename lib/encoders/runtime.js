@@ -20,7 +20,7 @@
 
 const region = require('../writer/region');
 const entries = require('../writer/entries');
-const { BITS, longBits } = require('../writer/long');
+const { BITS, longBits, decimalBits } = require('../writer/long');
 const { longPacked, shortVarints, SHORT, BULK_FLOATS_MIN } = require('../writer/packed');
 const loops = require('../writer/loops');
 const {
@@ -187,5 +187,5 @@ function closeSection(w, at, len, from, addedThen) {
 module.exports = {
   begin, end, abort, more, viaWriter, viaPacked, viaEncode, putString, closeSection,
   shortVarints, SHORT, BULK_FLOATS_MIN, loops, UTF8_LOOP_MAX,
-  BITS, longBits, putVarint32, putZigzag64, putNegativeInt32, putFixed32, putFloat, putDouble,
+  BITS, longBits, decimalBits, putVarint32, putZigzag64, putNegativeInt32, putFixed32, putFloat, putDouble,
 };

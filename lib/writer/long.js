@@ -109,4 +109,4 @@ function longBits(value) {
   }
 }
 
-module.exports = { BITS, longBits };
+module.exports = { BITS, longBits, decimalBits };
