@@ -75,9 +75,11 @@ async function main() {
   const share = (n) => `${((100 * n) / total).toFixed(1).padStart(5)}%`;
   process.stdout.write(`${id}, ${contender.name}: ${total} samples; functions matching /${pattern}/, share of all samples\n`);
   for (const [name, { scriptId, hits, lines }] of [...functions].sort((a, b) => b[1].hits - a[1].hits)) {
+    process.stdout.write(`\n${share(hits)} ${name}\n`);
+    // V8's own entries ("(garbage collector)", "(program)", "(idle)") have no script.
+    if (scriptId === '0') continue;
     const { scriptSource } = await post(session, 'Debugger.getScriptSource', { scriptId });
     const source = scriptSource.split('\n');
-    process.stdout.write(`\n${share(hits)} ${name}\n`);
     for (const [line, ticks] of [...lines].sort((a, b) => b[1] - a[1]).slice(0, Number(shown))) {
       process.stdout.write(`  ${share(ticks)} line ${String(line).padStart(4)}: ${(source[line - 1] || '').trim().slice(0, LINE_WIDTH)}\n`);
     }
