@@ -5,7 +5,9 @@
  * protobufjs's own alike: a presence check's `hasOwnProperty` (against the `!= null` test alone, and
  * `Object.hasOwn`), `util.types.isProxy` (what telling a plain object from a Proxy would cost), and
  * the enumeration of a map object with a few int32 keys, some negative (catalog's maps): `Object.keys`
- * as protobufjs does it, and its alternatives.
+ * as protobufjs does it, and its alternatives; and a `copyWithin` of a nested message's bytes one byte
+ * to the right, as a length that outgrows its one-byte placeholder costs both (protobufjs 8.8.1's
+ * `ldelim()`, RustWriter's `finish()`).
  *
  *   node bench/probes/shared-ops.js [rounds]
  *
@@ -21,6 +23,9 @@ const TIMED_LOOPS = 3000;
 /** Catalog's map keys: int32s, a few negative (named properties), the rest holey elements. */
 const MAP_KEYS = [3, 17, -5, 9, 30, 1, -12, 22];
 
+/** Bytes of a catalog product, which its length's one-byte placeholder cannot hold. */
+const PRODUCT_BYTES = 160;
+
 /** A message class as protobufjs's `decode` and `fromObject` make them: defaults on the prototype. */
 function Decoded() {}
 Decoded.prototype.id = 0;
@@ -33,6 +38,9 @@ const decoded = Array.from({ length: OBJECTS }, (_, i) => {
   if (i % 3) m.type = 2;
   return m;
 });
+/** Where each product starts in one buffer: the "objects" of the copyWithin op. */
+const products = Array.from({ length: OBJECTS }, (_, i) => i * (PRODUCT_BYTES + 8));
+const productBytes = Buffer.alloc(OBJECTS * (PRODUCT_BYTES + 8));
 const maps = Array.from({ length: OBJECTS }, (_, i) => {
   const m = {};
   for (let j = 0; j <= i % 4; j++) m[MAP_KEYS[(i + j) % MAP_KEYS.length]] = j * 7 - 3;
@@ -80,6 +88,14 @@ const OPS = {
     let s = 0;
     for (let i = 0; i < a.length; i++) {
       for (let ks = Object.getOwnPropertyNames(a[i]), k = 0; k < ks.length; ++k) s += ks[k] | 0;
+    }
+    return s;
+  }],
+  [`copyWithin of ${PRODUCT_BYTES} bytes, one byte to the right`]: [products, (a) => {
+    let s = 0;
+    for (let i = 0; i < a.length; i++) {
+      productBytes.copyWithin(a[i] + 1, a[i], a[i] + PRODUCT_BYTES);
+      s += productBytes[a[i]];
     }
     return s;
   }],
