@@ -83,7 +83,8 @@ function decimalBits(text) {
  * and taken mod 2^64 (NaN and ±Infinity give 0), decimal strings as `Long.fromString` reads
  * them (whether or not the protobufjs instance has `util.Long`), `Long`s and `{low, high}`
  * objects by their words, BigInts mod 2^64, anything else 0. Runs before anything is written,
- * since reading `low`/`high` can run user code.
+ * since reading `low`/`high` can run user code. The compiled encoders spell its branch for
+ * objects out per field (lib/encoders/compile.js `withWords`): a change here goes there too.
  * @param {Long|number|string|bigint|{low: number, high: number}} value Value
  * @returns {undefined}
  */
