@@ -38,55 +38,36 @@ function strings(length, count, flat) {
   });
 }
 
-/**
- * The compiled encoders' loop.
- * @param {Buffer} buf Buffer
- * @param {number} p Position
- * @param {string} v String
- * @returns {number} Position after it, or -1 at a unit that is not ASCII
- */
-function loop(buf, p, v) {
-  const n = v.length;
-  let i = 0;
-  for (; i < n; ++i) {
-    const c = v.charCodeAt(i);
-    if (c >= 128) break;
-    buf[p + 1 + i] = c;
-  }
-  if (i !== n) return -1;
-  buf[p] = n;
-  return p + 1 + n;
-}
+/** The two ways, as source: the compiled encoders' loop, and one `utf8Write` with its count compared
+ * with the length. Each returns the position after the string, or -1 at a unit that is not ASCII. */
+const WAYS = {
+  loop: `const n = v.length; let i = 0;
+    for (; i < n; ++i) { const c = v.charCodeAt(i); if (c >= 128) break; buf[p + 1 + i] = c; }
+    if (i !== n) return -1; buf[p] = n; return p + 1 + n;`,
+  utf8Write: 'const n = v.length; if (buf.utf8Write(v, p + 1, 3 * n) !== n) return -1; buf[p] = n; return p + 1 + n;',
+};
 
 /**
- * One `utf8Write`, its count compared with the length.
- * @param {Buffer} buf Buffer
- * @param {number} p Position
- * @param {string} v String
- * @returns {number} Position after it, or -1 if a unit was not ASCII
+ * A timing function of its own for one way, length and kind of string, which returns ns per string
+ * over `list`: V8 shares type feedback between functions of one source (docs/benchmark.md,
+ * "Timing"), and a loop that had seen slices would read flat strings differently.
+ * @param {string} way Key of {@link WAYS}
+ * @param {string} label Unique per function
+ * @returns {function(string[]): number} Timer
  */
-function call(buf, p, v) {
-  const n = v.length;
-  if (buf.utf8Write(v, p + 1, 3 * n) !== n) return -1;
-  buf[p] = n;
-  return p + 1 + n;
-}
-
-/**
- * ns per string of one way over `list`.
- * @param {Function} write Way
- * @param {string[]} list Strings
- * @returns {number} ns
- */
-function time(write, list) {
-  const buf = Buffer.allocUnsafe(64 * 1024);
-  let p = 0;
-  const t0 = process.hrtime.bigint();
-  for (let k = 0; k < OPS; ++k) {
-    p = write(buf, p, list[k & (STRINGS - 1)]);
-    if (p > 60 * 1024) p = 0;
-  }
-  return Number(process.hrtime.bigint() - t0) / OPS;
+function timer(way, label) {
+  return new Function('Buffer', 'OPS', 'STRINGS', `// ${label}
+    const write = (buf, p, v) => { ${WAYS[way]} };
+    return function time(list) {
+      const buf = Buffer.allocUnsafe(64 * 1024);
+      let p = 0;
+      const t0 = process.hrtime.bigint();
+      for (let k = 0; k < OPS; ++k) {
+        p = write(buf, p, list[k & (STRINGS - 1)]);
+        if (p > 60 * 1024) p = 0;
+      }
+      return Number(process.hrtime.bigint() - t0) / OPS;
+    };`)(Buffer, OPS, STRINGS);
 }
 
 const median = (xs) => xs.slice().sort((a, b) => a - b)[xs.length >> 1];
@@ -99,11 +80,14 @@ for (const length of LENGTHS) {
   const row = [String(length).padStart(5)];
   for (const flat of [true, false]) {
     const list = strings(length, STRINGS, flat);
+    const label = `${length} ${flat ? 'flat' : 'sliced'}`;
+    const timeLoop = timer('loop', label);
+    const timeCall = timer('utf8Write', label);
     const loopTimes = [];
     const callTimes = [];
     for (let r = 0; r < ROUNDS; ++r) {
-      loopTimes.push(time(loop, list));
-      callTimes.push(time(call, list));
+      loopTimes.push(timeLoop(list));
+      callTimes.push(timeCall(list));
     }
     row.push(cell(loopTimes, 6), cell(callTimes, 10));
   }
