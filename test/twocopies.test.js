@@ -20,6 +20,18 @@ const ROOT = path.join(__dirname, '..');
 const FIXTURE = path.join(__dirname, 'fixtures', 'twocopies');
 
 /**
+ * @param {string} link A symbolic link
+ * @returns {boolean} Whether it resolves to this checkout (false if it resolves to nothing)
+ */
+function linksHere(link) {
+  try {
+    return fs.realpathSync(link) === fs.realpathSync(ROOT);
+  } catch {
+    return false;
+  }
+}
+
+/**
  * Installs the fixture app (once per fixture content) and returns its directory.
  * @returns {string} The installed app's directory
  */
@@ -33,8 +45,9 @@ function installApp() {
   const base = path.join(ROOT, 'node_modules', '.cache', 'protobufjs-rustwriter-twocopies', hash.digest('hex').slice(0, 16));
   const app = path.join(base, 'app');
   const link = path.join(app, 'node_modules', 'protobufjs-rustwriter');
-  // Ready, and linked to this checkout (a node_modules copied from another checkout links to that one).
-  if (fs.existsSync(path.join(base, 'ready')) && fs.realpathSync(link) === fs.realpathSync(ROOT)) return app;
+  // Ready, and linked to this checkout (a node_modules copied from, or shared with, another checkout links to
+  // that one, which may since have been deleted).
+  if (fs.existsSync(path.join(base, 'ready')) && linksHere(link)) return app;
   fs.rmSync(base, { recursive: true, force: true });
   fs.cpSync(FIXTURE, base, { recursive: true });
   const npm = spawnSync('npm', ['install', '--install-links', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts',
