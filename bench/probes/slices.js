@@ -3,8 +3,11 @@
 /**
  * Whether one contender's speed drifts within a process: runs one bench case's op (bench/cases.js
  * prepareCase) in consecutive slices of wall time, warm, and prints each slice's wall and CPU time
- * per op. Slices far slower than the rest while CPU time keeps pace with wall time are the process
- * working harder (a GC, code deoptimized and compiled again, a slower core), not waiting for a core.
+ * per op. Where the host counts only the time a process runs as its CPU time, slices far slower than
+ * the rest while CPU time keeps pace with wall time are the process working harder (a GC, code
+ * deoptimized and compiled again), not waiting for a core. On a VM whose host takes the core away
+ * unseen, that time counts as the process's CPU time too, and the two cannot be told apart this way
+ * (docs/benchmark.md, "Where the ratios sit").
  *
  *   node bench/probes/slices.js [case] [contender] [slices] [ms]
  *
