@@ -13,7 +13,12 @@
  * the schema, warms up, then times ~1 s of `T.encode(m).finish()`. Processes
  * alternate A, B, B, A, … so that the machine's drifts hit both alike; the report is each side's
  * median time per op and the median of the per-pair ratios B/A with their quartiles. Cases: the
- * modelled ones of bench/data-modelled.js (common, catalog, tile) and bench/data.js's stream.
+ * modelled ones of bench/data-modelled.js (common, catalog, tile) and bench/data.js's stream; and
+ * `shapes-N`, 64 plain messages of one Type of eight fields, all present, in N key orders (rotations
+ * of one order, so that from 2 shapes on a site finds most fields at a different offset in each
+ * shape; past 4 it is megamorphic), and `oneof-8`, messages of one field each of the eight, as
+ * oneof-like messages are: what a change does to code that sees many object shapes, which the
+ * modelled cases do not show.
  */
 
 const path = require('path');
@@ -25,7 +30,37 @@ const CASES = {
   catalog: { proto: 'catalog.proto', type: 'catalog.Catalog', build: 'catalog' },
   tile: { proto: 'vector_tile.proto', type: 'vector_tile.Tile', build: 'tile', decoded: true },
   stream: { proto: 'bench.proto', type: 'bench.Small', build: 'stream', stream: true },
+  'shapes-1': { shapes: 1 },
+  'shapes-2': { shapes: 2 },
+  'shapes-4': { shapes: 4 },
+  'shapes-8': { shapes: 8 },
+  'oneof-8': { shapes: 8, oneof: true },
 };
+/** The shape cases' Type: strings and uint32s in turn. */
+const SHAPE_KEYS = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'];
+const SHAPE_SCHEMA = {
+  nested: {
+    M: { fields: Object.fromEntries(SHAPE_KEYS.map((k, i) => [k, { type: i % 2 ? 'uint32' : 'string', id: i + 1 }])) },
+  },
+};
+/** Messages of a shape case, cycled through. */
+const SHAPE_MESSAGES = 64;
+
+/**
+ * The messages of a shape case, each field's value a string or a number by its type.
+ * @param {number} shapes Key orders
+ * @param {boolean} oneof One field a message (the `i % shapes`th) instead of all eight
+ * @returns {object[]} Plain objects
+ */
+function shapeMessages(shapes, oneof) {
+  const value = (k, i) => (SHAPE_KEYS.indexOf(k) % 2 ? i + 1 : `${k}-${i}`);
+  return Array.from({ length: SHAPE_MESSAGES }, (_, i) => {
+    const order = oneof
+      ? [SHAPE_KEYS[i % shapes]]
+      : SHAPE_KEYS.map((_k, j) => SHAPE_KEYS[(j + i % shapes) % SHAPE_KEYS.length]);
+    return Object.fromEntries(order.map((k) => [k, value(k, i)]));
+  });
+}
 const SEED = 42;
 const WARM_MS = 600;
 const TIME_MS = 1000;
@@ -44,6 +79,13 @@ function child(dir, id, api) {
   const builders = { ...require('../data-modelled'), stream: require('../data').stream };
   const { install } = require(path.resolve(dir));
   install(protobuf, api ? { compiled: false } : undefined);
+  if (c.shapes) {
+    const T = protobuf.Root.fromJSON(SHAPE_SCHEMA).lookupType('M');
+    const messages = shapeMessages(c.shapes, c.oneof === true);
+    let next = 0;
+    time(() => T.encode(messages[next++ & (SHAPE_MESSAGES - 1)]).finish());
+    return;
+  }
   const T = new protobuf.Root().loadSync(path.join(FIXTURES, c.proto)).lookupType(c.type);
   let m = builders[c.build](prng(SEED));
   if (c.decoded) m = T.decode(T.encode(m).finish());
@@ -54,6 +96,15 @@ function child(dir, id, api) {
       return w.finish();
     }
     : () => T.encode(m).finish();
+  time(op);
+}
+
+/**
+ * Child: warms `op` up, times ~1 s of it and prints its median ns.
+ * @param {Function} op One op
+ * @returns {undefined}
+ */
+function time(op) {
   const until = (ms, fn) => {
     const end = process.hrtime.bigint() + BigInt(ms * 1e6);
     while (process.hrtime.bigint() < end) fn();
