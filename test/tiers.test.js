@@ -4,7 +4,10 @@
  * The bytes a call writes do not depend on how far V8 has optimized the writer's code. A child
  * process runs the same calls tens of thousands of times, so that each function passes through
  * every tier V8 has (interpreter, Sparkplug, Maglev, TurboFan), and every output is compared with
- * the bytes of its first, cold run.
+ * the bytes of its first, cold run. The child compiles on its main thread
+ * (`--no-concurrent-recompilation`), so that each tier's code is in place while the calls run: with
+ * compilation in the background, a busy machine finished the calls before Maglev's code arrived in
+ * about half of the child processes, and the check saw fewer tiers than it names.
  *
  * The case that needs it: a signalling NaN given to `double()` or `doubles()`. V8 14 (Node 26)
  * quiets it (sets the quiet bit) in Maglev-compiled code that stores it into a Float64Array, where
@@ -45,7 +48,7 @@ function check(name, bytesOf, expected) {
   }
 }
 ${body}`;
-  const run = spawnSync(process.execPath, ['-e', child], { encoding: 'utf8' });
+  const run = spawnSync(process.execPath, ['--no-concurrent-recompilation', '-e', child], { encoding: 'utf8' });
   assert.strictEqual(run.status, 0, run.stderr);
   return run.stdout.split('\n').filter(Boolean);
 }
