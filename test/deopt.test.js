@@ -6,7 +6,9 @@
  * numbers beyond int32 to 64-bit methods, booleans to int methods, short packed arrays. A child
  * process warms the writer up with all of them mixed, then runs them again under
  * `--trace-deopt`: no function of lib/writer/ may be deoptimized after the warm-up (an earlier version
- * deoptimized `int32()` ~500 times a second on map keys).
+ * deoptimized `int32()` ~500 times a second on map keys). The child compiles on its main thread
+ * (`--no-concurrent-recompilation`), so that the warm-up ends with the optimized code in place however
+ * busy the machine is (test/tiers.test.js saw background compilation arrive too late under load).
  */
 
 const assert = require('assert');
@@ -25,7 +27,7 @@ const NAMES = new Set(fs.readdirSync(WRITER).flatMap((file) =>
  * @returns {string[]} Trace lines
  */
 function deoptsAfterWarmUp(extra = '') {
-  const run = spawnSync(process.execPath, ['--trace-deopt', '-e', CHILD + extra], { encoding: 'utf8', maxBuffer: 1 << 28 });
+  const run = spawnSync(process.execPath, ['--trace-deopt', '--no-concurrent-recompilation', '-e', CHILD + extra], { encoding: 'utf8', maxBuffer: 1 << 28 });
   assert.strictEqual(run.status, 0, run.stderr);
   const [, after] = run.stdout.split('--- warm ---');
   assert.ok(after !== undefined, 'the child ran to its warm-up mark');
