@@ -6,8 +6,8 @@
  * every tier V8 has (interpreter, Sparkplug, Maglev, TurboFan), and every output is compared with
  * the bytes of its first, cold run. The child compiles on its main thread
  * (`--no-concurrent-recompilation`), so that each tier's code is in place while the calls run: with
- * compilation in the background, a busy machine finished the calls before Maglev's code arrived in
- * about half of the child processes, and the check saw fewer tiers than it names.
+ * compilation in the background, a busy machine (three busy loops on two cores) finished the calls
+ * before Maglev's code arrived in 5 of 10 child processes, and the check saw fewer tiers than it names.
  *
  * The case that needs it: a signalling NaN given to `double()` or `doubles()`. V8 14 (Node 26)
  * quiets it (sets the quiet bit) in Maglev-compiled code that stores it into a Float64Array, where
