@@ -4,7 +4,7 @@
  * A call-bound app: a @grpc/grpc-js server and client in one process, unary calls over 127.0.0.1
  * (the server listens there only, on a port the OS picks), messages encoded by @grpc/proto-loader's
  * own protobufjs copy. The client keeps `CONCURRENCY` calls in flight; each asks for an order and the
- * server answers with one of a pool of realistic orders (bench/apps/data.js, ~300–900 bytes). Run by
+ * server answers with one of a pool of realistic orders (bench/apps/data.js, 130–418 bytes encoded). Run by
  * bench/apps/run.js, one process per contender:
  *
  *   node [-r ./register.js] bench/apps/grpc.js <warm seconds> <seconds>

@@ -35,7 +35,7 @@ const ROOT = path.join(__dirname, '..', '..');
 const REGISTER = path.join(ROOT, 'register.js');
 const APPS = {
   producer: { file: 'producer.js', what: 'encode-bound: a producer encoding batches of 100 events (~650 B each) as a delimited stream, appended to a file' },
-  grpc: { file: 'grpc.js', what: 'call-bound: @grpc/grpc-js unary calls over 127.0.0.1, 16 in flight, server and client in one process, ~330 B responses' },
+  grpc: { file: 'grpc.js', what: 'call-bound: @grpc/grpc-js unary calls over 127.0.0.1, 16 in flight, server and client in one process, ~270 B responses' },
 };
 const CONTENDERS = {
   alone: { label: 'protobufjs alone', args: [], env: {}, writer: 'BufferWriter', compiled: false },
