@@ -1,14 +1,13 @@
 'use strict';
 
 /**
- * What a 64-bit varint of a `Long`'s words costs the compiled encoders: their two loops (lib/encoders/
- * compile.js `withWords`: seven bits a step while the high word is non-zero, then while the low word
- * is over 127) against a spelling without a loop: one and two bytes first, then the length from
- * `Math.clz32`, the first five bytes stored (the other five only past 35 bits) and the last byte's
- * high bit cleared.
- * Both make the same bytes (checked first). Values: the vector tile's feature ids (bench/
- * data-modelled.js, 1 to 12e9: five bytes, two in three with a high word), ids below 1,000 (one or
- * two bytes) and values of every bit length up to 63.
+ * What a 64-bit varint of a `Long`'s words costs the compiled encoders: their two loops
+ * (lib/encoders/compile.js `withWords`: seven bits a step while the high word is non-zero, then
+ * while the low word is over 127) against a spelling without a loop: one and two bytes first, then
+ * the length from `Math.clz32`, the first five bytes stored (the other five only past 35 bits) and
+ * the last byte's high bit cleared. Both make the same bytes (checked first). Values: the vector
+ * tile's feature ids (bench/data-modelled.js: 1 to 12e9, nearly all five bytes, two in three with
+ * a high word), ids below 1,000 (one or two bytes) and values of every bit length up to 63.
  *
  *   node bench/probes/varint64.js [rounds]
  *
