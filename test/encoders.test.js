@@ -5,8 +5,9 @@
  * `{ compiled: false }` or `PROTOBUFJS_RUSTWRITER_COMPILED=0`; protobufjs's bytes on both rule sets
  * (7.x and 8.x) for every kind of field, into a fresh writer or one already written; what a writer
  * is after an encode that throws, re-enters it, or encodes with another writer; the recursion limit;
- * a schema changed after its first encode. `npm run fuzz:schemas` compares them with protobufjs over
- * generated schemas and messages.
+ * a schema changed after its first encode; the tiers (a Type compiled once it is hot, a nested Type
+ * with the Type that holds it, protobufjs's bytes at every step). `npm run fuzz:schemas` compares
+ * them with protobufjs over generated schemas and messages.
  */
 
 const assert = require('assert');
@@ -88,8 +89,16 @@ describe('compiled encoders', function () {
 
   for (const [name, protobuf] of COPIES) {
     describe(name, () => {
-      before(() => install(protobuf));
-      after(() => uninstall(protobuf));
+      // Every Type compiled at once, as after promotion (the tiers are tested below).
+      let configured;
+      before(() => {
+        configured = _testing.configure({ promoteAfter: 0 });
+        install(protobuf);
+      });
+      after(() => {
+        uninstall(protobuf);
+        _testing.configure(configured);
+      });
 
       it('are what Type.encode is once a Type is set up, and status() says so', () => {
         const T = protobuf.parse('syntax = "proto3"; message M { int32 a = 1; }').root.lookupType('M');
@@ -335,6 +344,125 @@ describe('compiled encoders', function () {
       });
     });
   }
+
+  describe('tiers', () => {
+    /**
+     * The function that reads a property: a compiled encoder's (`write_<Type>_<n>`, the Type whose
+     * function holds the code, inlined or not) or protobufjs's generated encoder (any other name).
+     * @returns {string} Its name
+     */
+    function reader() {
+      const capture = {};
+      const prepare = Error.prepareStackTrace;
+      Error.prepareStackTrace = (_err, sites) => sites;
+      Error.captureStackTrace(capture, reader);
+      const sites = capture.stack;
+      Error.prepareStackTrace = prepare;
+      return String(sites[1].getFunctionName());
+    }
+    /**
+     * A message whose field `a` records who reads it first.
+     * @param {string[]} log Where the reader goes
+     * @param {number} a Its value
+     * @returns {object} Plain object
+     */
+    const logged = (log, a) => {
+      let read = false;
+      return {
+        get a() {
+          if (!read) log.push(reader());
+          read = true;
+          return a;
+        },
+      };
+    };
+    const compiled = (name) => /^write_/.test(name);
+
+    for (const [name, protobuf] of COPIES) {
+      describe(name, () => {
+        let configured;
+        before(() => {
+          configured = _testing.configure({ promoteAfter: 4 });
+          install(protobuf);
+        });
+        after(() => {
+          uninstall(protobuf);
+          _testing.configure(configured);
+        });
+
+        it('encode with protobufjs\'s encoder through RustWriter until a Type\'s promoteAfter-th message, then compiled', () => {
+          const source = 'syntax = "proto3"; message M { int32 a = 1; string s = 2; }';
+          const T = protobuf.parse(source).root.lookupType('M');
+          const R = protobuf.parse(source).root.lookupType('M');
+          const seen = [];
+          for (let i = 0; i < 6; i++) {
+            const log = [];
+            const m = Object.assign(logged(log, i + 1), { s: 'x'.repeat(i) });
+            const w = T.encode(m);
+            assert.ok(w instanceof RustWriter);
+            assert.strictEqual(Buffer.from(w.finish()).toString('hex'), reference(protobuf, R, m));
+            seen.push(compiled(log[0]) ? 'compiled' : 'protobufjs');
+          }
+          assert.deepStrictEqual(seen, ['protobufjs', 'protobufjs', 'protobufjs', 'compiled', 'compiled', 'compiled']);
+          assert.match(T.encode.name, /^encode_M_\d+$/);
+        });
+
+        it('compile a nested Type with the Type that holds it when it is in at least one of four of its messages', () => {
+          const source = `syntax = "proto3";
+            message Outer { Often often = 1; Rare rare = 2; repeated Many many = 3; }
+            message Often { int32 a = 1; } message Rare { int32 a = 1; } message Many { int32 a = 1; }`;
+          const root = protobuf.parse(source).root;
+          const ref = protobuf.parse(source).root;
+          const readers = { often: [], rare: [], many: [] };
+          for (let i = 0; i < 16; i++) {
+            const log = { often: [], rare: [], many: [] };
+            const m = { often: logged(log.often, i + 1), many: [logged(log.many, 1), logged(log.many, 2)] };
+            if (i % 8 === 7) m.rare = logged(log.rare, i + 1);
+            assert.strictEqual(Buffer.from(root.lookupType('Outer').encode(m).finish()).toString('hex'),
+              reference(protobuf, ref.lookupType('Outer'), m));
+            for (const key of Object.keys(readers)) readers[key].push(...log[key].map((r) => (compiled(r) ? 'compiled' : 'protobufjs')));
+          }
+          // Outer is promoted at its fourth message, and Often and Many are compiled with it; Rare, in none
+          // of those four (then in one message of eight), keeps protobufjs's encoder; none of the three,
+          // never encoded alone, is promoted itself.
+          assert.deepStrictEqual(readers.often, [...Array(3).fill('protobufjs'), ...Array(13).fill('compiled')]);
+          assert.deepStrictEqual(readers.many, [...Array(6).fill('protobufjs'), ...Array(26).fill('compiled')]);
+          assert.deepStrictEqual(readers.rare, ['protobufjs', 'protobufjs']);
+          for (const nested of ['Often', 'Rare', 'Many']) assert.strictEqual(root.lookupType(nested).encode.name, 'encode_cold', nested);
+        });
+
+        it('write protobufjs\'s bytes for every kind of field at every step of the tiers', () => {
+          for (const after of [1, 2, 3, 5]) {
+            _testing.configure({ promoteAfter: after });
+            const { ours, theirs } = roots(protobuf, PROTO3);
+            const two = roots(protobuf, PROTO2);
+            const box = { items: [{ id: 1, name: 'a', g: { x: 5 } }, { id: -2 }], first: { id: 3, g: {} }, ns: [1, 2, 3], loose: [4] };
+            for (let i = 0; i < 6; i++) {
+              const m = i % 3 === 2 ? { child: everything(), leaves: [{ a: i }] } : everything();
+              assert.strictEqual(Buffer.from(ours.lookupType('t.Node').encode(m).finish()).toString('hex'),
+                reference(protobuf, theirs.lookupType('t.Node'), m), `promoted after ${after}, message ${i}`);
+              assert.strictEqual(Buffer.from(ours.lookupType('t.Leaf').encode(m.leaf || {}).finish()).toString('hex'),
+                reference(protobuf, theirs.lookupType('t.Leaf'), m.leaf || {}), `Leaf alone, promoted after ${after}, message ${i}`);
+              assert.strictEqual(Buffer.from(two.ours.lookupType('t2.Box').encodeDelimited(box).finish()).toString('hex'),
+                Buffer.from(two.theirs.lookupType('t2.Box').encodeDelimited(box, new protobuf.BufferWriter()).finish()).toString('hex'));
+            }
+          }
+          _testing.configure({ promoteAfter: 4 });
+        });
+
+        it('keep protobufjs\'s encoder for a Type whose code would be too large for V8 to optimize', () => {
+          const fields = Array.from({ length: 400 }, (_, i) => `int64 f${i} = ${i + 1};`).join(' ');
+          const source = `syntax = "proto3"; message Big { ${fields} }`;
+          const T = protobuf.parse(source).root.lookupType('Big');
+          const R = protobuf.parse(source).root.lookupType('Big');
+          const m = { f0: 1, f399: -1 };
+          for (let i = 0; i < 6; i++) assert.strictEqual(Buffer.from(T.encode(m).finish()).toString('hex'), reference(protobuf, R, m));
+          assert.ok(!/^encode_/.test(T.encode.name), T.encode.name);
+          assert.strictEqual(T.encode(m) instanceof RustWriter, true);
+        });
+      });
+    }
+  });
 
   it('are off with install(protobuf, { compiled: false }) and with PROTOBUFJS_RUSTWRITER_COMPILED=0', () => {
     const protobuf = require('protobufjs');

@@ -23,6 +23,7 @@
 
 const rt = require('./runtime');
 const { RustWriter } = require('../writer/writer');
+const settings = require('../writer/settings');
 
 /** The most bytes a scalar's value takes. */
 const MAX_BYTES = {
@@ -44,13 +45,34 @@ function isCompiled(encode) {
 }
 
 /**
+ * Tiers. A Type starts on protobufjs's generated encoder, which writes through RustWriter's methods
+ * (the Writer API path) and counts its encodes; at its `settings.promoteAfter`-th it is *promoted*:
+ * compiled, and its `encode` becomes the compiled encoder. So a Type an app encodes rarely costs
+ * nothing to compile and holds no code of its own: on Temporal's 1,061 types, compiling every Type a
+ * message could reach, when it was first set up, made its first encode 2.3x protobufjs's and added
+ * 40–80 MB (docs/benchmark.md, "Real workloads").
+ *
  * Inlining: a Type's function writes a nested message with its Type's code in place (no call, no
- * reload of the region after it) when that code is this many characters or fewer, and while the
- * function's inlined code stays within `INLINE_TOTAL` (V8 optimizes smaller functions sooner and
- * better; it gives up past ~60 KB of bytecode). A recursive Type is never inlined into itself.
+ * reload of the region after it): 12–14% of the ~80-byte and vector-tile cases' time. It takes a
+ * nested Type's code when that Type is compiled (or is encoded, while both are cold, at least once
+ * every `INLINE_SHARE` encodes of the enclosing Type: it is then compiled with it), when its code is
+ * `INLINE_MAX` characters or fewer, while the function's inlined code stays within `INLINE_TOTAL`
+ * and the whole function within `FUNCTION_MAX`, and while the copy's encoders have inlined less than
+ * `SCHEMA_INLINE_MAX` in all. A recursive Type is never inlined into itself.
+ *
+ * Size: V8 optimizes no function of more than 61,440 bytes of bytecode
+ * (`--max-optimized-bytecode-size`), and generated code takes ~0.8 bytes of bytecode a character
+ * (Temporal's HistoryEvent: 44,625 bytes for 55,166 characters, 66,526 for 83,132 with its nested
+ * Types inlined, which then ran unoptimized: 0.6–0.8x protobufjs's speed). So a function stays
+ * within `FUNCTION_MAX` characters once inlined code is added, and a Type whose own code is over
+ * `UNIT_MAX` keeps protobufjs's encoder.
  */
 const INLINE_MAX = 8000;
 const INLINE_TOTAL = 24000;
+const FUNCTION_MAX = 48000;
+const UNIT_MAX = 64000;
+const SCHEMA_INLINE_MAX = 256 * 1024;
+const INLINE_SHARE = 4;
 
 /** Numbers each generated function's source: no two Types share a source, since V8 shares type
  * feedback between functions of identical source (docs/benchmark.md, "Timing"), which would make the
@@ -153,55 +175,90 @@ function writeScalar(type, v) {
 }
 
 /**
- * The compiler for one protobufjs copy: one unit (a `write(m, w, p, q)` function) per Type, made on
- * first use and shared by the Types whose fields hold it.
+ * The compiler for one protobufjs copy: one unit (a `write(m, w, p, q)` function) per Type, compiled
+ * when the Type is promoted, or with a Type whose messages hold it (see "Tiers" above).
  * @param {object} protobuf The protobufjs module
  * @param {number} rules Its major version: 7 or 8, whose encoder.js the encoders mirror
+ * @param {function(object, Error): undefined} failed Called when a Type cannot be compiled (it then
+ * keeps protobufjs's encoder)
  * @returns {{encoderFor: function(object, Function): Function}} The compiler
  */
-function compiler(protobuf, rules) {
+function compiler(protobuf, rules, failed) {
   const { util, types: wire, Enum } = protobuf;
   /**
-   * Units by Type: `type`; `write(m, w, p, q)`, which writes a message's fields at `p`; `fields`, the
-   * Type's `fieldsArray` it was compiled from; `version`, how many times it was compiled (code that
-   * inlined its fields checks it); `size`, the characters of its function's body (what inlining it
-   * would add, at most); and `encode`, the Type's compiled `encode` while it is the Type's own
-   * (`encoderFor`), else null.
+   * Units by Type:
+   * - `type`; `write(m, w, p, q)`, which writes a message's fields at `p` (null until compiled);
+   *   `fields`, the Type's `fieldsArray` it was compiled from; `version`, how many times it was
+   *   compiled (code that inlined its fields checks it); `size`, the characters of its function's
+   *   body (what inlining it would add, at most); `compiling`, whether it is being compiled;
+   * - `cold`, the Type's counting `encode` (protobufjs's `fallback`), made when protobufjs sets the
+   *   Type up; `calls`, the encodes it counted, and `roots`, those that were not of a nested message;
+   * - `encode`, the Type's compiled `encode` once promoted, else null;
+   * - `own`, the Type's `encode` while that is one of these two and `write` is current, else null:
+   *   compiled code that writes a nested message of the Type calls `write` (or runs its code, inlined)
+   *   only while the Type's `encode` is `own`, and otherwise calls the Type's `encode`, as
+   *   protobufjs's generated code does (it is not set up yet, its fields changed, or the app replaced
+   *   it).
    */
   const units = new WeakMap();
+  /** Characters of inlined code the copy's encoders may still take. */
+  let inlineLeft = SCHEMA_INLINE_MAX;
 
   /**
-   * The unit of `type`: compiled now unless it is being compiled (a recursive type).
+   * The unit of `type` (not compiled yet if it is new).
    * @param {object} type Type
-   * @returns {{type: object, write: Function|null, fields: object[]|null, version: number, size: number,
-   * encode: Function|null}} Unit
+   * @returns {object} Unit
    */
   function unitOf(type) {
     let unit = units.get(type);
     if (unit === undefined) {
-      unit = { type, write: null, fields: null, version: 0, size: 0, encode: null };
+      unit = {
+        type, write: null, fields: null, version: 0, size: 0, compiling: false,
+        cold: null, fallback: null, calls: 0, roots: 0, encode: null, own: null,
+      };
       units.set(type, unit);
-      compileUnit(type, unit);
     }
     return unit;
   }
 
   /**
-   * Compiles `type`'s fields into `unit.write`.
-   * @param {object} type Type
-   * @param {{write: Function|null}} unit Its unit
-   * @returns {undefined}
+   * @param {object} unit Unit
+   * @returns {boolean} Whether it is compiled from its Type's fields as they are now
    */
-  function compileUnit(type, unit) {
+  function isCurrent(unit) {
+    return unit.write !== null && unit.fields === unit.type.fieldsArray;
+  }
+
+  /**
+   * Compiles `unit`'s Type's fields into `unit.write`, unless its code would be too large to
+   * optimize (`write` is then null).
+   * @param {object} unit Unit
+   * @returns {boolean} Whether it did
+   */
+  function compileUnit(unit) {
+    const type = unit.type;
     const fieldsArray = type.fieldsArray; // initializes
-    unit.fields = fieldsArray;
-    unit.version += 1;
-    const children = [];
-    const body = bodyCode(fieldsArray, children, { stack: [type], left: INLINE_TOTAL });
-    unit.size = sizeOf(body);
-    const id = ++serial;
-    const name = `write_${type.name.replace(/\W/g, '_')}_${id}`;
-    const source = `'use strict';
+    unit.compiling = true;
+    try {
+      let children = [];
+      // First without inlining: its own size bounds what it may inline.
+      let body = bodyCode(fieldsArray, children, { stack: [type], left: 0, calls: unit.calls });
+      const own = sizeOf(body);
+      if (own > UNIT_MAX) {
+        unit.write = null;
+        return false;
+      }
+      const left = Math.min(INLINE_TOTAL, FUNCTION_MAX - own);
+      if (left > 0 && children.length > 0) {
+        children = [];
+        body = bodyCode(fieldsArray, children, { stack: [type], left, calls: unit.calls });
+      }
+      unit.fields = fieldsArray;
+      unit.version += 1;
+      unit.size = sizeOf(body);
+      const id = ++serial;
+      const name = `write_${type.name.replace(/\W/g, '_')}_${id}`;
+      const source = `'use strict';
 const { more, viaWriter, viaPacked, viaEncode, putString, closeSection, shortVarints, SHORT, BULK_FLOATS_MIN, loops } = rt;
 const { putVarint32, putZigzag64, putNegativeInt32, putFixed32, putFloat, putDouble, BITS, longBits, decimalBits } = rt;
 return function ${name}(m, w, p, q) {
@@ -212,7 +269,96 @@ return function ${name}(m, w, p, q) {
 ${body.map((line) => `  ${line}`).join('\n')}
   return p;
 };`;
-    unit.write = new Function('rt', 'util', 'units', source)(rt, util, children);
+      unit.write = new Function('rt', 'util', 'units', source)(rt, util, children);
+      return true;
+    } finally {
+      unit.compiling = false;
+    }
+  }
+
+  /**
+   * Sets `unit.own` from the Type's `encode` now.
+   * @param {object} unit Unit
+   * @returns {undefined}
+   */
+  function settle(unit) {
+    const encode = unit.type.encode;
+    unit.own = isCurrent(unit) && (encode === unit.cold || encode === unit.encode) ? encode : null;
+  }
+
+  /**
+   * Promotes a cold Type: compiles it (if its unit is not current) and makes its compiled encoder
+   * its `encode`. A Type that cannot be compiled keeps protobufjs's encoder, no longer counted.
+   * @param {object} unit The Type's unit, its `encode` `cold`
+   * @returns {boolean} Whether the Type's `encode` is its compiled encoder now
+   */
+  function promote(unit) {
+    const type = unit.type;
+    if (type.encode !== unit.cold) return false; // the app's own, or set up again since
+    try {
+      if (isCurrent(unit) || compileUnit(unit)) unit.encode = compiledEncoder(unit, unit.fallback);
+      else type.encode = unit.fallback;
+    } catch (err) {
+      unit.write = null;
+      type.encode = unit.fallback;
+      failed(type, err);
+    }
+    if (type.encode === unit.cold) type.encode = unit.encode;
+    settle(unit);
+    return type.encode === unit.encode;
+  }
+
+  /**
+   * Compiles the unit of a nested message's Type with the unit whose field holds it, where it is
+   * worth it: always while promoting at once (`settings.promoteAfter` 0, the tests' setting), else
+   * when it was encoded at least once every `INLINE_SHARE` encodes of the enclosing Type while
+   * both were cold. Its Type's `encode` stays as it is: cold, it goes on counting where protobufjs's
+   * generated code calls it.
+   * @param {object} unit The nested Type's unit
+   * @param {number} calls The enclosing Type's counted encodes
+   * @returns {undefined}
+   */
+  function compileNested(unit, calls) {
+    if (isCurrent(unit) || unit.compiling) return;
+    if (settings.promoteAfter !== 0 && (unit.calls === 0 || unit.calls * INLINE_SHARE < calls)) return;
+    recompile(unit);
+  }
+
+  /**
+   * Compiles a unit that is not being compiled, and settles it; a unit that fails keeps no code.
+   * @param {object} unit Unit
+   * @returns {undefined}
+   */
+  function recompile(unit) {
+    try {
+      compileUnit(unit);
+    } catch (err) {
+      unit.write = null;
+      failed(unit.type, err);
+    }
+    settle(unit);
+  }
+
+  /**
+   * The `encode` of a cold Type: protobufjs's generated encoder, counting the Type's encodes. At
+   * the `settings.promoteAfter`-th of a message that is not nested in another (a nested message's
+   * Type is compiled with the Type that holds it), the Type is promoted, and that encode runs
+   * compiled.
+   * @param {object} unit The Type's unit
+   * @param {Function} fallback protobufjs's generated encoder
+   * @returns {Function} `encode(m, w, q)`
+   */
+  function coldEncoder(unit, fallback) {
+    // `this` passed on: the shadow check names a message type by the `this` of the sloppy-mode
+    // encoder that created its writer (lib/integration/verify.js `typeOf`).
+    const encode_cold = function encode_cold(m, w, q) {
+      ++unit.calls;
+      if (!(q > 0) && ++unit.roots >= settings.promoteAfter && promote(unit)) return unit.encode.call(this, m, w, q);
+      return fallback.call(this, m, w, q);
+    };
+    unit.cold = encode_cold;
+    unit.fallback = fallback;
+    return encode_cold;
   }
 
   /**
@@ -220,8 +366,9 @@ ${body.map((line) => `  ${line}`).join('\n')}
    * a Type's function, or of its code inlined into another's.
    * @param {object[]} fieldsArray The Type's fields
    * @param {object[]} children The units the function's code refers to by index (appended to)
-   * @param {{stack: object[], left: number}} inlining The Types whose code this is inside, and how
-   * many characters of inlined code the function may still take
+   * @param {{stack: object[], left: number, calls: number}} inlining The Types whose code this is
+   * inside, how many characters of inlined code the function may still take, and the counted
+   * encodes of the Type whose code this is
    * @returns {string[]} Lines
    */
   function bodyCode(fieldsArray, children, inlining) {
@@ -238,25 +385,28 @@ ${body.map((line) => `  ${line}`).join('\n')}
 
   /**
    * The code of `type`'s fields to write a nested message `v` in place, at depth `q + 1`, while its
-   * unit is the version compiled now (`units[i].version`); or null where it is not inlined: being
-   * compiled (recursion), stale, already on the stack, or over the budget.
+   * unit is the version compiled now (`units[i].version`); or null where it is not inlined: not
+   * compiled, being compiled (recursion), on the stack, or over a budget.
    * @param {object} type The nested message's Type
    * @param {object} unit Its unit
    * @param {object[]} children The units the function's code refers to (appended to, if inlined)
-   * @param {{stack: object[], left: number}} inlining As for `bodyCode`
+   * @param {{stack: object[], left: number, calls: number}} inlining As for `bodyCode`
    * @returns {string[]|null} Lines
    */
   function inlineCode(type, unit, children, inlining) {
-    if (unit.write === null || unit.fields !== type.fieldsArray || inlining.stack.includes(type)) return null;
+    if (inlining.left <= 0 || !isCurrent(unit) || unit.compiling || inlining.stack.includes(type)) return null;
     // Decided before generating anything: trying every nested Type of a deep schema would generate
     // code for every path through it (exponentially many). The unit's own body is the estimate: code
     // generated here inlines within a smaller budget, and its size is checked again below.
-    if (unit.size > INLINE_MAX || unit.size > inlining.left) return null;
+    const most = Math.min(INLINE_MAX, inlining.left, inlineLeft);
+    if (unit.size > most) return null;
     const grown = children.slice();
-    const body = bodyCode(unit.fields, grown, { stack: [...inlining.stack, type], left: INLINE_MAX });
+    const within = { stack: [...inlining.stack, type], left: INLINE_MAX, calls: unit.calls };
+    const body = bodyCode(unit.fields, grown, within);
     const size = sizeOf(body);
-    if (size > INLINE_MAX || size > inlining.left) return null;
+    if (size > most) return null;
     inlining.left -= size;
+    inlineLeft -= size;
     children.push(...grown.slice(children.length));
     return [
       'const m_ = v, q_ = q + 1;',
@@ -272,7 +422,7 @@ ${body.map((line) => `  ${line}`).join('\n')}
    * The statements that write one field, as protobufjs's encoder.js writes it.
    * @param {object} field Field, resolved
    * @param {object[]} children The units the function's code refers to by index (appended to)
-   * @param {{stack: object[], left: number}} inlining As for `bodyCode`
+   * @param {{stack: object[], left: number, calls: number}} inlining As for `bodyCode`
    * @returns {string[]} Lines
    */
   function fieldCode(field, children, inlining) {
@@ -285,6 +435,7 @@ ${body.map((line) => `  ${line}`).join('\n')}
     let inline = null;
     if (wireType === undefined) {
       const unit = unitOf(field.resolvedType);
+      compileNested(unit, inlining.calls);
       child = `units[${children.push(unit) - 1}]`;
       const code = inlineCode(field.resolvedType, unit, children, inlining);
       if (code !== null) inline = { version: unit.version, code };
@@ -368,21 +519,20 @@ ${body.map((line) => `  ${line}`).join('\n')}
     }
   }
 
-  return {
-    /**
-     * The `encode` of `type` for RustWriters, with protobufjs's own for any other writer.
-     * @param {object} type Type, set up
-     * @param {Function} fallback protobufjs's generated encoder for it
-     * @returns {Function} `encode(m, w, q)`
-     */
-    encoderFor(type, fallback) {
-      const unit = unitOf(type);
-      if (unit.fields !== type.fieldsArray) compileUnit(type, unit); // its fields changed since
-      const id = ++serial;
-      const name = `encode_${type.name.replace(/\W/g, '_')}_${id}`;
-      // Not strict: the shadow check names a message type by the \`this\` of the encoder that created
-      // its writer (lib/integration/verify.js \`typeOf\`), which a strict function's call site hides.
-      const source = `const { begin, end, abort } = rt;
+  /**
+   * The compiled `encode` of a unit: its `write` for RustWriters, protobufjs's own encoder for any
+   * other writer.
+   * @param {object} unit Unit, compiled
+   * @param {Function} fallback protobufjs's generated encoder for its Type
+   * @returns {Function} `encode(m, w, q)`
+   */
+  function compiledEncoder(unit, fallback) {
+    const type = unit.type;
+    const id = ++serial;
+    const name = `encode_${type.name.replace(/\W/g, '_')}_${id}`;
+    // Not strict: the shadow check names a message type by the \`this\` of the encoder that created
+    // its writer (lib/integration/verify.js \`typeOf\`), which a strict function's call site hides.
+    const source = `const { begin, end, abort } = rt;
 return function ${name}(m, w, q) {
   // ${type.fullName} (protobufjs-rustwriter encoder ${id})
   if (!w) w = Writer.create();
@@ -403,10 +553,30 @@ return function ${name}(m, w, q) {
   end(w, p);
   return w;
 };`;
-      unit.encode = new Function('rt', 'Writer', 'RustWriter', 'unit', 'fallback', source)(
-        rt, protobuf.Writer, RustWriter, unit, fallback);
-      compiledEncoders.add(unit.encode);
-      return unit.encode;
+    const encode = new Function('rt', 'Writer', 'RustWriter', 'unit', 'fallback', source)(
+      rt, protobuf.Writer, RustWriter, unit, fallback);
+    compiledEncoders.add(encode);
+    return encode;
+  }
+
+  return {
+    /**
+     * The `encode` of `type` when protobufjs sets it up: a cold one (protobufjs's `fallback`,
+     * counting), or its compiled encoder if it has been promoted before (its fields changed since,
+     * or the app set it up again) or if every Type is promoted at once (`settings.promoteAfter` 0).
+     * @param {object} type Type, set up
+     * @param {Function} fallback protobufjs's generated encoder for it
+     * @returns {Function} `encode(m, w, q)`
+     */
+    encoderFor(type, fallback) {
+      const unit = unitOf(type);
+      type.encode = coldEncoder(unit, fallback);
+      // Compiled before (it was hot): compiled again now if its fields changed, so that the code that
+      // calls it stays current.
+      if (unit.write !== null && !isCurrent(unit) && !unit.compiling) recompile(unit);
+      if (unit.encode !== null || settings.promoteAfter === 0) promote(unit);
+      else settle(unit);
+      return type.encode;
     },
   };
 }
@@ -497,7 +667,7 @@ function messageCode(child, inline, value, tag, innerTag, group) {
   // As protobufjs's `types[i].encode(...)`: the child Type's compiled code while its compiled encoder
   // is its \`encode\`; else its \`encode\` itself, which sets it up (the first time, or after a change
   // to its fields) or is the app's own.
-  const own = `${child}.type.encode === ${child}.encode`;
+  const own = `${child}.type.encode === ${child}.own`;
   const call = `p = ${own} ? ${child}.write(v, w, p, q + 1) : viaEncode(w, p, ${child}.type, v, q + 1); ${RELOAD}`;
   const write = inline === null
     ? [call]

@@ -2,11 +2,12 @@
 
 /**
  * Compiled encoders in a protobufjs copy (lib/encoders/compile.js): each Type's `encode`, made by
- * protobufjs's `Type#setup` the first time the Type encodes or decodes, is replaced by one compiled
- * for RustWriter, which calls protobufjs's own for any other writer. Types set up before the
- * install keep protobufjs's encoder (which writes through RustWriter all the same). Only the copies
- * whose rules the compiler knows, protobufjs 7.x and 8.x, get them; pbjs static code has no Type and
- * keeps its own functions.
+ * protobufjs's `Type#setup` the first time the Type encodes or decodes, is replaced by the
+ * compiler's, which counts the Type's encodes on protobufjs's own encoder and is compiled for
+ * RustWriter once the Type is hot (the compiled one calls protobufjs's own for any other writer).
+ * Types set up before the install keep protobufjs's encoder (which writes through RustWriter all the
+ * same). Only the copies whose rules the compiler knows, protobufjs 7.x and 8.x, get them; pbjs
+ * static code has no Type and keeps its own functions.
  */
 
 const { compiler } = require('../encoders/compile');
@@ -54,14 +55,10 @@ function installEncoders(protobuf, version) {
   let compile = null; // made on first use, when the copy has finished loading
   const setup_rustwriter = function setup_rustwriter() {
     const result = setup.apply(this, arguments);
-    if (compile === null) compile = compiler(protobuf, rules);
-    try {
-      this.encode = compile.encoderFor(this, this.encode);
-    } catch (err) {
-      // A schema the compiler does not handle keeps protobufjs's encoder, which writes through
-      // RustWriter: the app goes on, with the same bytes.
-      warnOnce(this, err);
-    }
+    // A Type the compiler cannot handle keeps protobufjs's encoder, which writes through RustWriter:
+    // the app goes on, with the same bytes.
+    if (compile === null) compile = compiler(protobuf, rules, warnOnce);
+    this.encode = compile.encoderFor(this, this.encode);
     return result;
   };
   Object.defineProperty(setup_rustwriter, SETUP, { value: setup });

@@ -2,9 +2,10 @@
 
 /**
  * The thresholds that decide what JS writes itself and what it hands to `finish()` (the native
- * encoder, or an entry kept by reference), with the measurements behind their shipped values: one
- * object, so that the tests can move them (`configure`, exported as `_testing.configure`) and run
- * the same call sequences through every path. Bounds no path depends on stay beside the code they
+ * encoder, or an entry kept by reference), and when a Type's encoder is compiled, with the
+ * measurements behind their shipped values: one object, so that the tests can move them
+ * (`configure`, exported as `_testing.configure`) and run the same call sequences and messages
+ * through every path. Bounds no path depends on stay beside the code they
  * shape (lib/writer/packed.js `SHORT`, `CHUNK` and `BULK_FLOATS_MIN`; lib/writer/bytes.js's
  * string splits, which are protobuf.js's).
  */
@@ -34,22 +35,33 @@ const settings = {
    * once.
    */
   refMin: 4096,
+  /**
+   * A reflected Type's encoder is compiled for RustWriter (lib/encoders/compile.js) at its this-many-th
+   * encode; until then protobufjs's generated encoder writes it through RustWriter's methods. Types
+   * an app encodes rarely are never compiled, which keeps a wide schema's start-up and memory
+   * protobufjs's own; a Type that is hot reaches it within its first messages.
+   */
+  promoteAfter: 16,
 };
 
 /**
  * For tests: moves the thresholds above and the slab size, so that one call sequence can be run
  * through every path. Returns the previous values.
- * @param {{runMin?: number, runMinTyped?: number, refMin?: number, slabBytes?: number}} options New values
- * @returns {{runMin: number, runMinTyped: number, refMin: number, slabBytes: number}} Previous values
+ * @param {{runMin?: number, runMinTyped?: number, refMin?: number, slabBytes?: number, promoteAfter?: number}} options
+ * New values
+ * @returns {{runMin: number, runMinTyped: number, refMin: number, slabBytes: number, promoteAfter: number}}
+ * Previous values
  */
 function configure(options) {
   const previous = {
     runMin: settings.runMin, runMinTyped: settings.runMinTyped, refMin: settings.refMin, slabBytes: region.slabSize(),
+    promoteAfter: settings.promoteAfter,
   };
   if (options.runMin !== undefined) settings.runMin = options.runMin;
   if (options.runMinTyped !== undefined) settings.runMinTyped = options.runMinTyped;
   if (options.refMin !== undefined) settings.refMin = options.refMin;
   if (options.slabBytes !== undefined) region.setSlabBytes(options.slabBytes);
+  if (options.promoteAfter !== undefined) settings.promoteAfter = options.promoteAfter;
   return previous;
 }
 
