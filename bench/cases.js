@@ -39,24 +39,16 @@ const VERSION_7 = require('protobufjs7/package.json').version;
 /** The environment under which the JS-only contender's instance of the package loads. */
 const JS_ONLY_ENV = { PROTOBUFJS_RUSTWRITER: 'js' };
 /**
- * How far apart the instances of the package number their compiled encoders (bench/instances.js):
- * the n-th contender's instance from n × SERIAL_STEP, far beyond what one instance reaches in a
- * run, so that no two instances' encoders share a source.
- */
-const SERIAL_STEP = 1e8;
-
-/**
  * RustWriter and `install` of a separate instance of the package loaded under `env`
  * (bench/instances.js), checked to be that instance's own and to use the addon exactly when `native`
  * says; the main instance must come out of the load as it went in.
  * @param {Object<string, string>} env Environment of the instance
  * @param {boolean} native Whether the instance must use the native addon
- * @param {number|null} serialFrom Where the instance numbers its compiled encoders from (null: 0)
  * @returns {{RustWriter: Function, install: Function, _testing: object}} The instance's exports
  */
-function instanceOf(env, native, serialFrom) {
+function instanceOf(env, native) {
   const wasNative = RustWriter.native;
-  const instance = loadInstance(env, serialFrom);
+  const instance = loadInstance(env);
   const setting = Object.entries(env).map(([name, value]) => `${name}=${value}`).join(' ') || 'the environment as it is';
   if (instance.RustWriter === RustWriter) throw new Error(`${setting} gave the main instance's RustWriter, not a separate one`);
   if (instance.RustWriter.native !== native) {
@@ -147,8 +139,7 @@ function setupOf(contender) {
   let setup = SETUPS.get(contender.key);
   if (setup !== undefined) return setup;
   const own = contender.install && contender.key !== 'rust' && !(SHARED_SOURCES && !contender.env);
-  const serialFrom = SHARED_SOURCES ? null : SERIAL_STEP * (CONTENDERS.indexOf(contender) + 1);
-  const instance = own ? instanceOf(contender.env || {}, !contender.env && RustWriter.native, serialFrom)
+  const instance = own ? instanceOf(contender.env || {}, !contender.env && RustWriter.native)
     : { RustWriter, install, _testing: require('..')._testing };
   const options = contender.install;
   const copy = loadCopy(contender.pkg, options ? (pb) => instance.install(pb, options) : null);

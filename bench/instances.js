@@ -12,23 +12,15 @@
  * and an instance that uses the addon creates its own engine from it (`createEngine()`), with its
  * own registered memory.
  *
- * The encoders a second instance compiles (lib/encoders/compile.js) would repeat the first one's
- * sources: each instance numbers them from 1 in a comment, and V8 shares type feedback and compiled
- * code between `new Function`s of identical source (docs/benchmark.md, "Timing"), so the two
- * instances' encoders of one Type would be one function, polymorphic in both instances' RustWriter
- * classes. The instance is loaded with that numbering starting at `serialFrom` instead (the one
- * line that sets it is rewritten as the module loads; the files are untouched).
+ * The encoders a second instance compiles (lib/encoders/compile.js) have sources of their own, as
+ * those of any two copies of the package in one process: their numbering is process-wide.
  */
 
-const Module = require('module');
 const path = require('path');
 
 const ROOT = path.join(__dirname, '..');
 /** Cached modules of the package that are not its own code (dependencies, the bench, the tests). */
 const NOT_OWN = ['node_modules', 'bench', 'test'].map((dir) => path.join(ROOT, dir) + path.sep);
-/** The module that numbers compiled encoders, and the line that starts the numbering. */
-const COMPILE_JS = path.join(ROOT, 'lib', 'encoders', 'compile.js');
-const SERIAL_LINE = 'let serial = 0;';
 
 /**
  * Whether a `require.cache` key is one of the package's own JS modules.
@@ -52,45 +44,12 @@ function setEnv(env) {
 }
 
 /**
- * Runs `fn` with lib/encoders/compile.js's numbering starting at `serialFrom` for modules loaded
- * meanwhile.
- * @param {number|null} serialFrom First number minus one, or null to leave it
- * @param {function(): *} fn What to run
- * @returns {*} What `fn` returns
- */
-function withSerialFrom(serialFrom, fn) {
-  if (serialFrom === null) return fn();
-  const compile = Module.prototype._compile;
-  let rewritten = false;
-  Module.prototype._compile = function _compile(content, filename, ...rest) {
-    if (filename === COMPILE_JS) {
-      if (content.split(SERIAL_LINE).length !== 2) {
-        throw new Error(`bench/instances.js: ${path.relative(ROOT, COMPILE_JS)} no longer has one \`${SERIAL_LINE}\`; ` +
-          'update how the bench keeps two instances\' encoder sources apart');
-      }
-      content = content.replace(SERIAL_LINE, `let serial = ${serialFrom};`);
-      rewritten = true;
-    }
-    return compile.call(this, content, filename, ...rest);
-  };
-  try {
-    const result = fn();
-    if (!rewritten) throw new Error(`bench/instances.js: ${path.relative(ROOT, COMPILE_JS)} did not load`);
-    return result;
-  } finally {
-    Module.prototype._compile = compile;
-  }
-}
-
-/**
  * The package's exports from a fresh instance of its modules loaded under `env`, leaving the
  * main instance, `require.cache` and `process.env` as they were.
  * @param {Object<string, string>} env Environment variables the instance loads under
- * @param {number|null} [serialFrom] Where the instance's numbering of compiled encoders starts
- *   (null: at 0, as the main instance's)
  * @returns {object} The fresh instance's exports (as `require('protobufjs-rustwriter')`)
  */
-function loadInstance(env, serialFrom = null) {
+function loadInstance(env) {
   const entry = require.resolve('..');
   const main = require(entry);
   const saved = Object.fromEntries(Object.entries(require.cache).filter(([file]) => isOwnModule(file)));
@@ -99,7 +58,7 @@ function loadInstance(env, serialFrom = null) {
   setEnv(env);
   let instance;
   try {
-    instance = withSerialFrom(serialFrom, () => require(entry));
+    instance = require(entry);
   } finally {
     setEnv(savedEnv);
     for (const file of Object.keys(require.cache)) if (isOwnModule(file)) delete require.cache[file];

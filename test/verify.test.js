@@ -88,15 +88,22 @@ describe('the sampled shadow check (PROTOBUFJS_RUSTWRITER_VERIFY)', function () 
     assert.strictEqual(out.verify.reports[1].offset, out.verify.reports[1].length - 1);
   });
 
-  it('names the place of encode for what no reflected type created (encodeDelimited, static code)', () => {
-    const out = run(`
+  it('names the type the encoders were given, and else the place of encode (encodeDelimited without them)', () => {
+    const named = run(`
       install(protobuf, { verify: 1 });
       corrupt();
       Order.encodeDelimited(orders[1]).finish();
       report();
     `);
-    assert.strictEqual(out.verify.reports.length, 1);
-    assert.match(out.verify.reports[0].type, /^the message encoded at \[eval\]:\d+$/);
+    assert.deepStrictEqual(named.verify.reports.map((r) => r.type), ['shop.Order']);
+    const placed = run(`
+      install(protobuf, { verify: 1, compiled: false });
+      corrupt();
+      Order.encodeDelimited(orders[1]).finish();
+      report();
+    `);
+    assert.strictEqual(placed.verify.reports.length, 1);
+    assert.match(placed.verify.reports[0].type, /^the message encoded at \[eval\]:\d+$/);
   });
 
   it('checks about the fraction asked for, at random', () => {

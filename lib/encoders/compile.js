@@ -8,10 +8,11 @@
  * call loading and storing the writer's position. A compiled encoder does what that code does, field
  * for field (the same presence checks, property reads in the same order, field order, conversions,
  * `$unknowns`, recursion limit), but writes the bytes itself, into the writer's region at a position
- * of its own (lib/encoders/runtime.js): varints and fixed-size values inline, short ASCII strings
- * inline and others through one helper, nested messages as sections with a one-byte length
- * placeholder, a small nested Type's fields inlined. What it does not write
- * itself (`bytes`, packed fields in protobufjs 8, `$unknowns`) goes through the writer's own methods.
+ * of its own, as a held write (lib/writer/region.js; what the generated code calls is
+ * lib/encoders/runtime.js): varints and fixed-size values inline, short ASCII strings inline and
+ * others through the writer's string writer, nested messages as sections with a one-byte length
+ * placeholder, a small nested Type's fields inlined. What it does not write itself (`bytes`, long
+ * packed fields, `$unknowns`) goes through the writer's own methods.
  *
  * It mirrors the encoder.js of the protobufjs copy it is installed into: protobufjs 8's (proto3
  * implicit presence skips default values, packed fields through `w.<type>s`, map keys through
@@ -24,6 +25,8 @@
 const rt = require('./runtime');
 const { RustWriter } = require('../writer/writer');
 const settings = require('../writer/settings');
+const { UTF8_LOOP_MAX } = require('../writer/bytes');
+const { hasRegion } = require('../writer/region');
 
 /** The most bytes a scalar's value takes. */
 const MAX_BYTES = {
@@ -32,6 +35,16 @@ const MAX_BYTES = {
 };
 /** Scalars written as 64-bit values. */
 const LONG = new Set(['int64', 'uint64', 'sint64', 'fixed64', 'sfixed64']);
+
+/**
+ * The one thing a writer other than RustWriter may add to be given whole messages rather than the
+ * Writer API's calls (the shadow check's checked writers, lib/integration/verify.js): a method
+ * under this symbol, which a compiled or cold encoder calls as
+ * `w[ENCODE_MESSAGE](type, encode, generated, m, q)`: the message `m` of `type` at depth `q`, with
+ * the encoder that writes it into a RustWriter (`encode(m, rustWriter, q)`) and protobufjs's
+ * generated one for any other writer (`generated(m, writer, q)`).
+ */
+const ENCODE_MESSAGE = Symbol.for('protobufjs-rustwriter.encodeMessage');
 
 /** Every compiled `encode` made (`isCompiled`). */
 const compiledEncoders = new WeakSet();
@@ -74,10 +87,33 @@ const UNIT_MAX = 64000;
 const SCHEMA_INLINE_MAX = 256 * 1024;
 const INLINE_SHARE = 4;
 
-/** Numbers each generated function's source: no two Types share a source, since V8 shares type
- * feedback between functions of identical source (docs/benchmark.md, "Timing"), which would make the
- * encoders of two Roots of one schema slow each other down. */
-let serial = 0;
+/**
+ * Numbers each generated function's source, so that no two are the same: V8 shares type feedback
+ * and compiled code between functions of identical source (docs/benchmark.md, "Timing"), which
+ * would make the encoders of two Roots of one schema, or of two copies of this package in one
+ * process (nested dependencies, a bundle beside node_modules), slow each other down. So the count is
+ * process-wide: every copy of the package in a process (a worker thread is a process of its own
+ * here) counts on the one object under this registered symbol on `globalThis`, `{ next: number }`.
+ */
+const SOURCES = Symbol.for('protobufjs-rustwriter.sources');
+const sources = sourceCounter();
+
+/**
+ * The process's source counter, made by the first copy of the package that loads.
+ * @returns {{next: number}} Counter
+ */
+function sourceCounter() {
+  const shared = globalThis[SOURCES];
+  if (shared !== null && typeof shared === 'object' && typeof shared.next === 'number') return shared;
+  const own = { next: 0 };
+  try {
+    Object.defineProperty(globalThis, SOURCES, { value: own });
+  } catch {
+    // A global object that takes no new property: a start far from any other copy's.
+    own.next = Math.floor(Math.random() * 2 ** 40);
+  }
+  return own;
+}
 
 /**
  * @param {number} tag A field's tag (`id << 3 | wire type`)
@@ -110,11 +146,11 @@ function writeTag(tag) {
  * @returns {string} Code
  */
 function room(n) {
-  return `if (p + ${n} > end) { p = more(w, p, ${n}); buf = w._buf; end = -1 - w._end; }`;
+  return `if (p + ${n} > end) { p = growHeld(w, p, ${n}); ${RELOAD} }`;
 }
 
 /** The statement that reloads the region after a helper that may have moved it. */
-const RELOAD = 'buf = w._buf; end = -1 - w._end;';
+const RELOAD = 'buf = heldBuffer(w); end = heldEnd(w);';
 
 /** The statements that write `x`, a uint32, as a varint at `p` (lib/writer/varint.js `putVarint32`,
  * spelled out: V8 inlines only so much into one function, and a compiled encoder that inlined its
@@ -256,16 +292,17 @@ function compiler(protobuf, rules, failed) {
       unit.fields = fieldsArray;
       unit.version += 1;
       unit.size = sizeOf(body);
-      const id = ++serial;
+      const id = ++sources.next;
       const name = `write_${type.name.replace(/\W/g, '_')}_${id}`;
       const source = `'use strict';
-const { more, viaWriter, viaPacked, viaEncode, putString, closeSection, shortVarints, SHORT, BULK_FLOATS_MIN, loops } = rt;
+const { heldBuffer, heldEnd, growHeld, offsetOf, positionOf, mark, addedMark, fixup, closeSection, via, putString } = rt;
+const { longPacked, shortVarints, SHORT, BULK_FLOATS_MIN, loops } = rt;
 const { putVarint32, putZigzag64, putNegativeInt32, putFixed32, putFloat, putDouble, BITS, longBits, decimalBits } = rt;
 return function ${name}(m, w, p, q) {
   // ${type.fullName}: protobufjs ${rules} rules (protobufjs-rustwriter encoder ${id})
   if (q > util.recursionLimit) throw Error("max depth exceeded");
-  let buf = w._buf;
-  let end = -1 - w._end;
+  let buf = heldBuffer(w);
+  let end = heldEnd(w);
 ${body.map((line) => `  ${line}`).join('\n')}
   return p;
 };`;
@@ -349,12 +386,14 @@ ${body.map((line) => `  ${line}`).join('\n')}
    * @returns {Function} `encode(m, w, q)`
    */
   function coldEncoder(unit, fallback) {
-    // `this` passed on: the shadow check names a message type by the `this` of the sloppy-mode
-    // encoder that created its writer (lib/integration/verify.js `typeOf`).
     const encode_cold = function encode_cold(m, w, q) {
       ++unit.calls;
-      if (!(q > 0) && ++unit.roots >= settings.promoteAfter && promote(unit)) return unit.encode.call(this, m, w, q);
-      return fallback.call(this, m, w, q);
+      if (!(q > 0) && ++unit.roots >= settings.promoteAfter && promote(unit)) return unit.encode(m, w, q);
+      if (!w) w = protobuf.Writer.create();
+      if (w.constructor !== RustWriter && typeof w[ENCODE_MESSAGE] === 'function' && !(w instanceof RustWriter && hasRegion(w))) {
+        return w[ENCODE_MESSAGE](unit.type, fallback, fallback, m, q);
+      }
+      return fallback(m, w, q);
     };
     unit.cold = encode_cold;
     unit.fallback = fallback;
@@ -377,7 +416,7 @@ ${body.map((line) => `  ${line}`).join('\n')}
     for (const field of fields) body.push(...fieldCode(field.resolve(), children, inlining));
     if (rules >= 8) {
       body.push('if (m.$unknowns != null && Object.hasOwnProperty.call(m, "$unknowns")) {',
-        `  for (let i = 0; i < m.$unknowns.length; ++i) { p = viaWriter(w, p, 'raw', m.$unknowns[i]); ${RELOAD} }`,
+        `  for (let i = 0; i < m.$unknowns.length; ++i) { p = via(w, p, w.raw, w, m.$unknowns[i]); ${RELOAD} }`,
         '}');
     }
     return body;
@@ -528,33 +567,32 @@ ${body.map((line) => `  ${line}`).join('\n')}
    */
   function compiledEncoder(unit, fallback) {
     const type = unit.type;
-    const id = ++serial;
+    const id = ++sources.next;
     const name = `encode_${type.name.replace(/\W/g, '_')}_${id}`;
-    // Not strict: the shadow check names a message type by the \`this\` of the encoder that created
-    // its writer (lib/integration/verify.js \`typeOf\`), which a strict function's call site hides.
-    const source = `const { begin, end, abort } = rt;
+    const source = `'use strict';
+const { hasRegion, beginHeld, positionOf, endHeld, mark, addedMark, abort } = rt;
 return function ${name}(m, w, q) {
   // ${type.fullName} (protobufjs-rustwriter encoder ${id})
   if (!w) w = Writer.create();
   if (q === undefined) q = 0;
-  if (w.constructor !== RustWriter && !(w instanceof RustWriter && typeof w._end === 'number')) {
-    // protobufjs's writer, or a checked writer of the shadow check, which runs both encoders
-    return typeof w._encodeChecked === 'function' ? w._encodeChecked(${name}, fallback, m, q) : fallback(m, w, q);
+  if (w.constructor !== RustWriter && !(w instanceof RustWriter && hasRegion(w))) {
+    // protobufjs's writer, or one that takes whole messages (the shadow check's)
+    return typeof w[WHOLE] === 'function' ? w[WHOLE](unit.type, ${name}, fallback, m, q) : fallback(m, w, q);
   }
-  const at = begin(w);
-  const from = w._entryEnd;
-  const addedThen = w._addedBytes;
+  const at = beginHeld(w);
+  const from = mark(w);
+  const addedThen = addedMark(w);
   let p;
   try {
-    p = unit.write(m, w, w._pos, q);
+    p = unit.write(m, w, positionOf(w, at), q);
   } catch (err) {
     throw abort(w, err, at, from, addedThen);
   }
-  end(w, p);
+  endHeld(w, p);
   return w;
 };`;
-    const encode = new Function('rt', 'Writer', 'RustWriter', 'unit', 'fallback', source)(
-      rt, protobuf.Writer, RustWriter, unit, fallback);
+    const encode = new Function('rt', 'Writer', 'RustWriter', 'WHOLE', 'unit', 'fallback', source)(
+      rt, protobuf.Writer, RustWriter, ENCODE_MESSAGE, unit, fallback);
     compiledEncoders.add(encode);
     return encode;
   }
@@ -596,14 +634,14 @@ function valueCode(type, value, tag) {
     // one byte; at its first other unit, `putString` writes the whole string again, from the start.
     return [`${room(tagLen)} ${writeTag(tag)}`,
       `{ const v = ${value}; let ascii = false;`,
-      `  if (typeof v === 'string' && v.length < ${rt.UTF8_LOOP_MAX}) {`,
+      `  if (typeof v === 'string' && v.length < ${UTF8_LOOP_MAX}) {`,
       `    const n = v.length; ${room('1 + n')} let i = 0;`,
       '    for (; i < n; ++i) { const c = v.charCodeAt(i); if (c >= 128) break; buf[p + 1 + i] = c; }',
       '    if (i === n) { buf[p] = n; p += 1 + n; ascii = true; }',
       '  }',
-      `  if (!ascii) { p = typeof v === 'string' ? putString(w, p, v) : viaWriter(w, p, 'string', v); ${RELOAD} } }`];
+      `  if (!ascii) { p = typeof v === 'string' ? putString(w, p, v, v.length) : via(w, p, w.string, w, v); ${RELOAD} } }`];
   }
-  if (type === 'bytes') return [`${room(tagLen)} ${writeTag(tag)}`, `p = viaWriter(w, p, 'bytes', ${value}); ${RELOAD}`];
+  if (type === 'bytes') return [`${room(tagLen)} ${writeTag(tag)}`, `p = via(w, p, w.bytes, w, ${value}); ${RELOAD}`];
   return [`${room(tagLen + MAX_BYTES[type])} ${writeTag(tag)}`, `{ const v = ${value}; ${writeScalar(type, 'v')} }`];
 }
 
@@ -629,8 +667,8 @@ const UINT32_ELEMENTS = 'for (let i = 0; i < n; ++i) { let x = a[i] >>> 0; '
 
 /**
  * The statements that write a packed field as protobufjs 8's `w.uint32(tag).<type>s(value)`: the
- * method's short path inline, the rest through it (lib/encoders/runtime.js `viaPacked`), which reads
- * nothing the inline part read.
+ * method's short path inline, the rest through its long path (`longPacked`, lib/writer/packed.js),
+ * which reads nothing the inline part read.
  * @param {string} type Element type
  * @param {string} value Expression of the array (evaluated once, after the tag)
  * @param {number} tag Tag
@@ -638,15 +676,15 @@ const UINT32_ELEMENTS = 'for (let i = 0; i < n; ++i) { let x = a[i] >>> 0; '
  */
 function packedCode(type, value, tag) {
   const head = [`${room(tagBytes(tag).length)} ${writeTag(tag)}`, `const a = ${value}; const n = a.length;`];
-  const via = `p = viaPacked(w, p, '${type}s', a, n); ${RELOAD}`;
+  const long = `p = via(w, p, longPacked.${type}s, undefined, w, a, n); ${RELOAD}`;
   const short = SHORT_PACKED[type];
-  if (short === undefined) return [...head, via];
+  if (short === undefined) return [...head, long];
   const [loop, bound, size, varints] = short;
   const inline = varints
-    ? [`${room(`1 + ${size} * n`)} const at = p - w._start; buf[p++] = 0; ${loop === null ? UINT32_ELEMENTS : `p = loops.${loop}(buf, p, a, 0, n);`}`,
-      'const len = p - w._start - at - 1; if (len < 128) buf[w._start + at] = len; else closeSection(w, at, len, w._entryEnd, 0);']
+    ? [`${room(`1 + ${size} * n`)} const at = offsetOf(w, p); buf[p++] = 0; ${loop === null ? UINT32_ELEMENTS : `p = loops.${loop}(buf, p, a, 0, n);`}`,
+      'const len = p - positionOf(w, at) - 1; if (len < 128) buf[positionOf(w, at)] = len; else fixup(w, at, len);']
     : [`${room(`5 + ${size} * n`)} p = putVarint32(buf, p, ${size} * n); p = loops.${loop}(buf, p, a, 0, n);`];
-  return [...head, `if (n === n >>> 0 && n < ${bound}) {`, ...inline.map((l) => `  ${l}`), `} else { ${via} }`];
+  return [...head, `if (n === n >>> 0 && n < ${bound}) {`, ...inline.map((l) => `  ${l}`), `} else { ${long} }`];
 }
 
 /**
@@ -668,7 +706,7 @@ function messageCode(child, inline, value, tag, innerTag, group) {
   // is its \`encode\`; else its \`encode\` itself, which sets it up (the first time, or after a change
   // to its fields) or is the app's own.
   const own = `${child}.type.encode === ${child}.own`;
-  const call = `p = ${own} ? ${child}.write(v, w, p, q + 1) : viaEncode(w, p, ${child}.type, v, q + 1); ${RELOAD}`;
+  const call = `p = ${own} ? ${child}.write(v, w, p, q + 1) : via(w, p, ${child}.type.encode, ${child}.type, v, w, q + 1); ${RELOAD}`;
   const write = inline === null
     ? [call]
     : [`if (${own} && ${child}.version === ${inline.version}) {`, ...inline.code.map((l) => `  ${l}`), `} else { ${call} }`];
@@ -684,7 +722,7 @@ function messageCode(child, inline, value, tag, innerTag, group) {
 /**
  * The statements that write a tag, then a length-delimited section around `body`: a one-byte
  * placeholder, filled when the section ends if its length fits and no entry was recorded inside,
- * else closed by an entry (lib/encoders/runtime.js `closeSection`).
+ * else closed by an entry (lib/writer/entries.js `closeSection`).
  * @param {number} tag Tag
  * @param {string[]} body Lines that write the section's content
  * @returns {string[]} Lines
@@ -693,12 +731,12 @@ function sectionCode(tag, body) {
   return [
     `${room(tagBytes(tag).length + 1)} ${writeTag(tag)}`,
     '{',
-    '  const at = p - w._start; const from = w._entryEnd; const addedThen = w._addedBytes; buf[p++] = 0;',
+    '  const at = offsetOf(w, p); const from = mark(w); const addedThen = addedMark(w); buf[p++] = 0;',
     ...body.map((l) => `  ${l}`),
-    '  const start = w._start; const len = p - start - at - 1;',
-    '  if (len < 128 && w._entryEnd === from) buf[start + at] = len; else closeSection(w, at, len, from, addedThen);',
+    '  const start = positionOf(w, at); const len = p - start - 1;',
+    '  if (len < 128 && mark(w) === from) buf[start] = len; else closeSection(w, at, len, from, addedThen);',
     '}',
   ];
 }
 
-module.exports = { compiler, isCompiled };
+module.exports = { compiler, isCompiled, ENCODE_MESSAGE };

@@ -14,6 +14,7 @@
 
 const { VERIFY, envVar } = require('../env');
 const methods = require('../writer/methods');
+const { ENCODE_MESSAGE } = require('../encoders/compile');
 
 /** The methods whose BigInt values protobufjs writes as 0 and RustWriter encodes (README,
  * Compatibility): the reference writer gets the equal `{low, high}` instead. */
@@ -92,9 +93,10 @@ function callSitesOf(_error, callSites) {
 /**
  * Where a checked writer is being created: the stack above `below` (at most
  * {@link SITE_FRAMES} frames), captured but not formatted, which costs a few microseconds (the
- * cost of a checked writer is mostly this). V8 hides `this` from the first strict-mode frame on,
- * so the first frame must be `Writer.create`'s caller: a reflection encoder, which is sloppy-mode
- * code whose `this` is its `Type`.
+ * cost of a checked writer is mostly this). It names the message type where no encoder of this
+ * package did (`_type`): protobufjs's own encoders (`{ compiled: false }`), static code. V8 hides
+ * `this` from the first strict-mode frame on, so the first frame must be `Writer.create`'s caller:
+ * protobufjs's reflection encoder, sloppy-mode code whose `this` is its `Type`.
  * @param {Function} below The function whose caller is the first frame
  * @returns {{stack?: *}} The capture, for {@link typeOf}
  */
@@ -143,17 +145,18 @@ function typeOf(site) {
  * Compares RustWriter's result with protobufjs's; counts and reports a difference.
  * @param {Uint8Array} ours RustWriter's result
  * @param {Uint8Array} theirs protobufjs's result
- * @param {{stack?: *}} site Where the writer was created
+ * @param {{_type: string|null, _site: {stack?: *}}} writer The checked writer: its message type, if an
+ * encoder of this package named it, and where it was created
  * @param {string} version protobufjs's version
  * @returns {undefined}
  */
-function compare(ours, theirs, site, version) {
+function compare(ours, theirs, writer, version) {
   ++counts.checked;
   if (ours.length === theirs.length && Buffer.compare(ours, theirs) === 0) return;
   ++counts.differing;
   let offset = 0;
   while (offset < ours.length && offset < theirs.length && ours[offset] === theirs[offset]) ++offset;
-  const type = typeOf(site);
+  const type = writer._type !== null ? writer._type : typeOf(writer._site);
   if (reported.has(type) || reported.size >= MAX_REPORTS) return;
   reported.add(type);
   counts.reports.push({ type, offset, length: ours.length, expectedLength: theirs.length });
@@ -196,8 +199,10 @@ function checkedClass(Base, reference, version) {
     this._ours = new Base();
     /** @type {object|null} protobufjs's writer, or null once it cannot follow */
     this._shadow = reference();
-    /** where this writer was created, which names its message type */
+    /** where this writer was created, which names its message type unless an encoder did */
     this._site = site;
+    /** @type {string|null} its first message's type, named by the encoder that gave it */
+    this._type = null;
     ++counts.writers;
   }
   CheckedWriter.prototype = Object.create(Base.prototype);
@@ -233,7 +238,7 @@ function checkedClass(Base, reference, version) {
       this._lose();
       return ours;
     }
-    compare(ours, theirs, this._site, version);
+    compare(ours, theirs, this, version);
     return ours;
   };
 
@@ -281,16 +286,18 @@ function checkedClass(Base, reference, version) {
   }
 
   /**
-   * Encodes `m` with a compiled encoder into RustWriter's writer and with protobufjs's generated
-   * encoder into protobufjs's, so that the check covers the compiled encoder (lib/encoders/compile.js
-   * calls it for a checked writer). User code the message runs runs twice, once per encoder.
-   * @param {function(object, RustWriter, number): RustWriter} compiled The compiled encoder
-   * @param {function(object, object, number): object} generated protobufjs's generated encoder
+   * Encodes `m` with the package's encoder into RustWriter's writer and with protobufjs's generated
+   * encoder into protobufjs's, so that the check covers the compiled encoders (lib/encoders/compile.js
+   * `ENCODE_MESSAGE`: every compiled or cold encoder calls it for a checked writer), and names the
+   * message type of the writer's first message. User code the message runs runs twice, once per encoder.
+   * @param {object} type The message's Type
+   * @param {function(object, RustWriter, number): RustWriter} compiled The package's encoder
    * @param {object} m Message
    * @param {number} q Depth
    * @returns {CheckedWriter} `this`
    */
-  CheckedWriter.prototype._encodeChecked = function _encodeChecked(compiled, generated, m, q) {
+  CheckedWriter.prototype[ENCODE_MESSAGE] = function encode_checked(type, compiled, generated, m, q) {
+    if (this._type === null) this._type = type.fullName.replace(/^\./, '');
     try {
       compiled(m, this._ours, q);
     } catch (err) {

@@ -7,7 +7,7 @@
  * reference (`reference`) and copied once, into the result, by `finish()`.
  */
 
-const { room, hold, release, released } = require('./region');
+const { room, roomAt, hold, release, released, checkFree } = require('./region');
 const entries = require('./entries');
 const settings = require('./settings');
 const { typedName, isTypedArray, lengthOf, viewOf } = require('./typed');
@@ -105,6 +105,54 @@ function write_raw(value) {
 }
 
 /**
+ * Writes a string's length and UTF-8 at `p`, as protobuf.js's `BufferWriter` writes them: the
+ * string writer of both RustWriter's `string()` and the compiled encoders' held writes (which pass
+ * only strings).
+ * @param {RustWriter} w Writer: held, or not held and `p` its `_pos`
+ * @param {number} p Where the length goes
+ * @param {string|ArrayLike<number>} value A string (or, from `string()`, anything with a length)
+ * @param {number} n `value.length`, read once by the caller
+ * @returns {number} Position after it (`w._buf` may have changed)
+ */
+function putString(w, p, value, n) {
+  if (n < STRING_SHORT_MAX) {
+    p = roomAt(w, p, 3 * n + 2);
+    const buf = w._buf;
+    let to;
+    if (n >= UTF8_LOOP_MAX) {
+      to = p + 1 + buf.utf8Write(value, p + 1);
+    } else if (typeof value === 'string') {
+      to = putUtf8(value, buf, p + 1);
+    } else {
+      // Not a string (only `string()` passes one) but something with a length, read as protobuf.js
+      // reads it: with `charCodeAt`, which may run user code, so with the writer held.
+      hold(w, p - w._start);
+      try {
+        to = putUtf8(value, buf, p + 1);
+      } catch (err) {
+        throw released(w, err);
+      }
+      release(w);
+    }
+    const len = to - p - 1;
+    if (len < 128) {
+      buf[p] = len;
+      return to;
+    }
+    buf.copyWithin(p + 2, p + 1, to);
+    buf[p] = (len & 127) | 128;
+    buf[p + 1] = len >>> 7;
+    return to + 1;
+  }
+  const len = Buffer.byteLength(value);
+  p = roomAt(w, p, len + 5);
+  const buf = w._buf;
+  p = putVarint32(buf, p, len);
+  buf.utf8Write(value, p, len);
+  return p + len;
+}
+
+/**
  * Writes a string.
  * @this {RustWriter}
  * @param {string} value Value to write
@@ -113,49 +161,13 @@ function write_raw(value) {
 function write_string(value) {
   const n = value.length;
   if (!n) return this.bool(0);
-  if (n < STRING_SHORT_MAX) {
-    const need = 3 * n + 2;
-    const p = room(this, need);
-    const buf = this._buf;
-    let end;
-    if (n >= UTF8_LOOP_MAX) {
-      end = p + 1 + buf.utf8Write(value, p + 1);
-    } else if (typeof value === 'string') {
-      end = putUtf8(value, buf, p + 1);
-    } else {
-      // Not a string but something with a length, read as protobuf.js reads it: with
-      // `charCodeAt`, which may run user code, so with the writer held.
-      hold(this, p - this._start);
-      try {
-        end = putUtf8(value, buf, p + 1);
-      } catch (err) {
-        throw released(this, err);
-      }
-      release(this);
-    }
-    const len = end - p - 1;
-    if (len < 128) {
-      buf[p] = len;
-      this._pos = end;
-      return this;
-    }
-    buf.copyWithin(p + 2, p + 1, end);
-    buf[p] = (len & 127) | 128;
-    buf[p + 1] = len >>> 7;
-    this._pos = end + 1;
-    return this;
-  }
-  const len = Buffer.byteLength(value);
-  const at = room(this, len + 5); // may move the writer: read _buf after it
-  const buf = this._buf;
-  const p = putVarint32(buf, at, len);
-  buf.utf8Write(value, p, len);
-  this._pos = p + len;
+  checkFree(this);
+  this._pos = putString(this, this._pos, value, n);
   return this;
 }
 
 /** RustWriter's methods for strings and bytes. */
 const bytesMethods = { bytes: write_bytes, raw: write_raw, string: write_string };
 
-module.exports = { bytesMethods, reference };
+module.exports = { bytesMethods, reference, putString, UTF8_LOOP_MAX };
 

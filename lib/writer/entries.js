@@ -258,6 +258,41 @@ function fixupBefore(w, at, bytes, from, addedThen) {
 }
 
 /**
+ * Where a writer's entries stand, for a section or a held write to compare with or roll back to
+ * later: the entry words recorded so far (`mark`) and the bytes they add (`addedMark`).
+ * @param {RustWriter} w Writer
+ * @returns {number} Entry words
+ */
+function mark(w) {
+  return w._entryEnd;
+}
+
+/**
+ * @param {RustWriter} w Writer
+ * @returns {number} Bytes its entries add to the message, as far as known (see `_addedBytes`)
+ */
+function addedMark(w) {
+  return w._addedBytes;
+}
+
+/**
+ * Closes a section (a length-delimited part a held write wrote: a nested message, a map entry, a
+ * packed field) whose one-byte placeholder at offset `at` could not be filled: its `len` bytes need
+ * more than one, or entries were recorded inside since `mark(w)` was `from` and `addedMark(w)` was
+ * `addedThen`.
+ * @param {RustWriter} w Writer
+ * @param {number} at Offset of the placeholder from the region's start
+ * @param {number} len Bytes written after it
+ * @param {number} from `mark(w)` when the section was opened
+ * @param {number} addedThen `addedMark(w)` when the section was opened
+ * @returns {undefined}
+ */
+function closeSection(w, at, len, from, addedThen) {
+  if (w._entryEnd === from) fixup(w, at, len);
+  else fixupBefore(w, at, len, from, addedThen);
+}
+
+/**
  * Drops the entries recorded since the writer had `from` entry words and `_addedBytes` was
  * `addedThen` (a compiled encoder's encode that threw, rolled back).
  * @param {RustWriter} w Writer
@@ -368,4 +403,5 @@ module.exports = {
   ENTRY_WORDS, AT, KIND, OPEN, FIXUP, PREFIX, RUN, REF, SPAN_BYTES, SPAN_END, KEPT, RUN_OF, REF_BYTES,
   KEPT_ARRAY, KEPT_COUNT, KEPT_LENGTH, NO_ENTRIES,
   pushFork, popFork, dropFork, fixup, delimit, fixupBefore, truncate, prefixEntries, run, ref, clear, drop,
+  mark, addedMark, closeSection,
 };

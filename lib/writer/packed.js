@@ -501,7 +501,7 @@ function write_bools(value) {
 }
 
 // What each method does past its short path, given the `length` it read: also a compiled encoder's
-// way to write a packed field it does not write inline (lib/encoders/runtime.js `viaPacked`). Each
+// way to write a packed field it does not write inline (through lib/encoders/runtime.js `via`). Each
 // writes any count correctly; only the method's short path is faster.
 
 /** @type {function(RustWriter, ArrayLike<number>, *): RustWriter} */

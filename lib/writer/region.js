@@ -216,6 +216,20 @@ function room(w, n) {
 }
 
 /**
+ * Room for `n` bytes after `p`, the position where a write in progress stands: a method's (`p` is
+ * `_pos`; the caller has checked that `w` is not held) or a held write's; moves the region (and the
+ * bytes up to `p`) if needed.
+ * @param {RustWriter} w Writer
+ * @param {number} p Where the write stands
+ * @param {number} n Bytes
+ * @returns {number} Where `p` is now (`_buf` may have changed)
+ */
+function roomAt(w, p, n) {
+  const end = w._end;
+  return p + n > (end < 0 ? -1 - end : end) ? move(w, p, n) : p;
+}
+
+/**
  * Moves `w` to memory with room for `n` bytes after `to`, copying `_buf[_start .. to)`: for a held
  * writer, the bytes its call wrote are up to a position of the call's own.
  * @param {RustWriter} w Writer
@@ -345,6 +359,97 @@ function checkFree(w) {
   if (w._end < 0) heldError();
 }
 
+/*
+ * A held write: code that writes a whole message into a writer at positions of its own (a compiled
+ * encoder, lib/encoders/) holds the writer from start to end, keeps `p`, `buf` and `end` in locals,
+ * and uses only these functions (and entries.js's for sections):
+ *
+ *     const at = beginHeld(w);                         // the offset where the message starts
+ *     let p = positionOf(w, at), buf = heldBuffer(w), end = heldEnd(w);
+ *     if (p + n > end) { p = growHeld(w, p, n); buf = heldBuffer(w); end = heldEnd(w); }
+ *     lend(w, p); w.bytes(v); p = takeBack(w);         // one field through a writer method
+ *     endHeld(w, p);                                   // or abortHeld(w, at) if it threw
+ *
+ * Offsets (`offsetOf`) survive a move of the region; positions do not.
+ */
+
+/**
+ * @param {object} w Any value
+ * @returns {boolean} Whether it has a region (a RustWriter's own fields, not a subclass that only
+ * looks like one)
+ */
+function hasRegion(w) {
+  return typeof w._end === 'number';
+}
+
+/**
+ * Starts a held write into `w`, which is not held, where it stands.
+ * @param {RustWriter} w Writer
+ * @returns {number} Offset of its write position from its region's start
+ */
+function beginHeld(w) {
+  const at = w._pos - w._start;
+  hold(w, at);
+  return at;
+}
+
+/**
+ * @param {RustWriter} w Writer, held
+ * @returns {Uint8Array} The memory its region is in (changes when the region moves)
+ */
+function heldBuffer(w) {
+  return w._buf;
+}
+
+/**
+ * @param {RustWriter} w Writer, held
+ * @returns {number} End of the held room (changes when the region moves)
+ */
+function heldEnd(w) {
+  return -1 - w._end;
+}
+
+/**
+ * @param {RustWriter} w Writer
+ * @param {number} p A position in its region
+ * @returns {number} Its offset from the region's start
+ */
+function offsetOf(w, p) {
+  return p - w._start;
+}
+
+/**
+ * @param {RustWriter} w Writer
+ * @param {number} at An offset from its region's start
+ * @returns {number} Its position
+ */
+function positionOf(w, at) {
+  return w._start + at;
+}
+
+/**
+ * Ends a held write: the writer's bytes end at `p`.
+ * @param {RustWriter} w Writer, held
+ * @param {number} p Position after the write's bytes
+ * @returns {undefined}
+ */
+function endHeld(w, p) {
+  release(w);
+  w._pos = p;
+}
+
+/**
+ * Ends a held write that threw: the writer stands where it began (its entries are entries.js's to
+ * roll back).
+ * @param {RustWriter} w Writer, held
+ * @param {number} at `beginHeld`'s offset
+ * @returns {undefined}
+ */
+function abortHeld(w, at) {
+  release(w);
+  w._pos = w._start + at;
+}
+
 /**
  * Whether a result of `n` bytes is a view of the slab. Below `Buffer.poolSize >>> 1` (4 KiB up to
  * Node 24, 32 KiB from Node 26), as Node pools `Buffer.allocUnsafe` (which protobufjs's results
@@ -460,6 +565,7 @@ function setSlabBytes(bytes) {
 
 module.exports = {
   IN_PLACE, SPLICE_THEN_COPY, INTO_RESULT,
-  claim, grow, room, hold, release, released, growHeld, lend, takeBack, checkFree,
+  claim, grow, room, roomAt, hold, release, released, growHeld, lend, takeBack, checkFree,
+  hasRegion, beginHeld, heldBuffer, heldEnd, offsetOf, positionOf, endHeld, abortHeld,
   resultPlan, spliceRoom, allocResult, inPlaceResult, seal, tooLarge, slabSize, setSlabBytes,
 };
