@@ -214,7 +214,8 @@ function writeScalar(type, v) {
  * The compiler for one protobufjs copy: one unit (a `write(m, w, p, q)` function) per Type, compiled
  * when the Type is promoted, or with a Type whose messages hold it (see "Tiers" above).
  * @param {object} protobuf The protobufjs module
- * @param {number} rules Its major version: 7 or 8, whose encoder.js the encoders mirror
+ * @param {import('./rules').Rules} rules The rules of its version's encoder.js, which the encoders
+ * mirror (lib/encoders/rules.js)
  * @param {function(object, Error): undefined} failed Called when a Type cannot be compiled (it then
  * keeps protobufjs's encoder)
  * @returns {{encoderFor: function(object, Function): Function}} The compiler
@@ -299,7 +300,7 @@ const { heldBuffer, heldEnd, growHeld, offsetOf, positionOf, mark, addedMark, fi
 const { longPacked, shortVarints, SHORT, BULK_FLOATS_MIN, loops } = rt;
 const { putVarint32, putZigzag64, putNegativeInt32, putFixed32, putFloat, putDouble, BITS, longBits, decimalBits } = rt;
 return function ${name}(m, w, p, q) {
-  // ${type.fullName}: protobufjs ${rules} rules (protobufjs-rustwriter encoder ${id})
+  // ${type.fullName}: protobufjs ${rules.major} rules (protobufjs-rustwriter encoder ${id})
   if (q > util.recursionLimit) throw Error("max depth exceeded");
   let buf = heldBuffer(w);
   let end = heldEnd(w);
@@ -414,7 +415,7 @@ ${body.map((line) => `  ${line}`).join('\n')}
     const body = [];
     const fields = fieldsArray.slice().sort(util.compareFieldsById);
     for (const field of fields) body.push(...fieldCode(field.resolve(), children, inlining));
-    if (rules >= 8) {
+    if (rules.unknowns) {
       body.push('if (m.$unknowns != null && Object.hasOwnProperty.call(m, "$unknowns")) {',
         `  for (let i = 0; i < m.$unknowns.length; ++i) { p = via(w, p, w.raw, w, m.$unknowns[i]); ${RELOAD} }`,
         '}');
@@ -483,8 +484,8 @@ ${body.map((line) => `  ${line}`).join('\n')}
     if (field.map) {
       const keyTag = 8 | wire.mapKey[field.keyType];
       let key = 'ks[i]';
-      if (rules >= 8 && field.keyType === 'bool') key = 'util.boolFromKey(ks[i])';
-      else if (rules >= 8 && LONG.has(field.keyType)) {
+      if (rules.mapKeys === 'fromKey' && field.keyType === 'bool') key = 'util.boolFromKey(ks[i])';
+      else if (rules.mapKeys === 'fromKey' && LONG.has(field.keyType)) {
         // util.longFromKey returns a key as it is unless it is a hash of 8 characters: only those need
         // its two regular expressions.
         key = `(ks[i].length !== 8 ? ks[i] : util.longFromKey(ks[i], ${field.keyType === 'uint64' || field.keyType === 'fixed64'}))`;
@@ -507,7 +508,7 @@ ${body.map((line) => `  ${line}`).join('\n')}
         body = [`for (let i = 0; i < ${ref}.length; ++i) {`, ...body.map((l) => `  ${l}`), '}'];
       } else if (field.packed && wire.packed[type] !== undefined) {
         const tag = (field.id << 3 | 2) >>> 0;
-        body = rules >= 8
+        body = rules.packed === 'methods'
           ? packedCode(type, ref, tag)
           : sectionCode(tag, [
             `for (let i = 0; i < ${ref}.length; ++i) {`,
@@ -542,7 +543,7 @@ ${body.map((line) => `  ${line}`).join('\n')}
    */
   function presence(field, isEnum, type, ref, name) {
     const set = `${ref} != null && Object.hasOwnProperty.call(m, ${name})`;
-    if (rules < 8) return field.optional ? set : null;
+    if (rules.presence === 'whenSet') return field.optional ? set : null;
     if (field.required) return null;
     if (field.hasPresence || !(isEnum || wire.basic[type] !== undefined)) return set;
     if (isEnum) return `${set} && ${ref} !== ${JSON.stringify(field.typeDefault)}`;

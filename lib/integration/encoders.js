@@ -11,18 +11,10 @@
  */
 
 const { compiler } = require('../encoders/compile');
+const { rulesOf } = require('../encoders/rules');
 
 /** Marks the `setup` that compiles, and holds the one it wraps. */
 const SETUP = Symbol.for('protobufjs-rustwriter.setup');
-
-/**
- * @param {string|null} version A protobufjs copy's version
- * @returns {number|null} The encoder rules it follows (its major version), or null if unknown
- */
-function rulesOf(version) {
-  const major = version === null ? NaN : Number(version.split('.')[0]);
-  return major === 7 || major === 8 ? major : null;
-}
 
 /**
  * Warns, once a process, that a Type keeps protobufjs's encoder.

@@ -20,14 +20,13 @@
 const Module = require('module');
 const { install, noteCopy } = require('./install');
 const { status, flags } = require('./status');
+const { rulesOf } = require('../encoders/rules');
 
 const HOOKED = Symbol.for('protobufjs-rustwriter.register');
 
 /** Files that produce a protobufjs module object (src/index-light.js completes the one
  * src/index-minimal.js made with reflection, `Type` among it, so it is seen twice). */
 const ENTRY = /[\\/](?:src[\\/]index-(?:minimal|light)|dist[\\/](?:light[\\/]|minimal[\\/])?protobuf(?:\.min)?)\.js$/;
-/** Versions the preload installs into: those RustWriter reproduces the bytes of. */
-const SUPPORTED = /^[78]\./;
 
 /**
  * Installs into the protobufjs copy `exports` loaded from `filename`, if it is one and of a
@@ -41,7 +40,8 @@ function consider(filename, exports) {
   const Writer = exports.Writer;
   if (typeof Writer !== 'function' || typeof Writer.create !== 'function') return;
   const copy = noteCopy(exports, filename);
-  if (copy.version !== null && SUPPORTED.test(copy.version)) install(exports);
+  // The versions RustWriter reproduces the bytes of: those whose encoder rules the compiler knows.
+  if (rulesOf(copy.version) !== null) install(exports);
 }
 
 /**

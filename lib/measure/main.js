@@ -27,6 +27,7 @@ const { loadContenders, CONTENDERS } = require('./contenders');
 const { jsonProblems, verifyProblem } = require('./check-data');
 const { samples, SIZES, SEED } = require('./sample');
 const { timeRows } = require('./time');
+const { MAJORS, rulesOf } = require('../encoders/rules');
 const { formatText, toJson, warningText } = require('./report');
 
 const FLIP_ENV = 'PROTOBUFJS_RUSTWRITER_TEST_FLIP_BYTE';
@@ -39,8 +40,6 @@ const WARNINGS_SHOWN = 5;
 const DIFF_CONTEXT = 8;
 /** Without a terminal, progress is printed every this fraction of the rounds. */
 const PROGRESS_STEP = 0.25;
-/** The major versions RustWriter installs into. */
-const MAJORS = new Set([7, 8]);
 
 /** What one encode is, per contender: protobufjs's own (`Writer.create()` inside `encode`, as users
  * call it), and RustWriter (passed in, as `install()` would have `Writer.create()` return it) through
@@ -216,7 +215,7 @@ function planCopies(cwd, option) {
     if (copies.length === 0) throw new MeasureError(`cannot find protobufjs from ${cwd}: run it in your app's directory or pass --protobufjs <dir>`);
     const byVersion = new Map();
     for (const copy of copies) {
-      if (!MAJORS.has(Number(copy.version.split('.')[0]))) copy.note = 'not timed: RustWriter installs into protobufjs 7.x and 8.x only';
+      if (rulesOf(copy.version) === null) copy.note = `not timed: RustWriter installs into protobufjs ${MAJORS.map((m) => `${m}.x`).join(' and ')} only`;
       else if (byVersion.has(copy.version)) copy.note = `not timed: the same version as ${displayPath(cwd, byVersion.get(copy.version).path)}`;
       else {
         copy.timed = true;
