@@ -9,15 +9,18 @@
  * 2. `resolve`: every FIXUP's and PREFIX's length, from the innermost out, with a suffix sum of
  *    what each entry adds (a fork's entries are the contiguous ones after it), and so the result's
  *    size.
- * 3. Where to assemble it, lib/writer/region.js decides (`resultPlan`): where the bytes are, the
- *    result then a view of them (the usual case: a message below 4 KiB in the slab), or where they
- *    are and then copied out (a large or private buffer), or into a new result.
+ * 3. Where to assemble it, lib/writer/region.js says (`assemblyTarget`): where the bytes are (a
+ *    message in the slab, whose result is then a view of them, or in a large or private buffer,
+ *    then copied out), or into a new result.
  * 4. `assemble`: one backward pass that moves each stretch of written bytes once, to its final
  *    place, and writes each entry's bytes in front of it. Where the bytes are, it works in place
- *    (`copyWithin`; the bytes only ever move right). Without entries (the usual case: every fork's
- *    length fitted its placeholder) there is nothing to assemble.
- * 5. The writer is sealed with its result (region.js `seal`) and its entries dropped
- *    (entries.js `drop`): writing on continues from the result, moved first.
+ *    (`copyWithin`; the bytes only ever move right).
+ * 5. region.js makes the result and seals the writer with it (`sealAssembled`), and its entries
+ *    are dropped (entries.js `drop`): writing on continues from the result, moved first.
+ *
+ * Without entries (the usual case: every fork's length fitted its placeholder) there is nothing to
+ * resolve or assemble: region.js makes the result at once (`sealAsIs`; for a message below the
+ * pooling threshold in the slab, a view of its bytes).
  *
  * A writer with a fork still open is not sealed: its result is a copy, and it goes on as it is.
  */
@@ -49,45 +52,24 @@ let runLengths = new Float64Array(PROTOCOL.MAX_RUNS);
  */
 function finish(w) {
   const written = w._pos - w._start;
-  if (w._entryEnd === 0) return sealed(w, written, null);
-  if (w._kept !== null) checkKept(w);
-  const runs = w._runCount > 0 ? encodeRuns(w) : null;
-  const total = resolve(w, written);
-  if (w._fork >= 0) {
-    // A fork is still open: the writer goes on as it is, so assemble a copy.
-    const result = region.allocResult(total);
-    assemble(w, result, 0, total, runs);
-    return result;
-  }
-  return sealed(w, total, runs);
-}
-
-/**
- * Makes `w`'s result of `total` bytes as region.js plans it, and seals `w` with it.
- * @param {RustWriter} w Writer without open forks
- * @param {number} total Bytes of the result
- * @param {Buffer|null} runs The native output block, if it has runs
- * @returns {Buffer} Result
- */
-function sealed(w, total, runs) {
-  const plan = region.resultPlan(w, total);
   let result;
-  if (plan === region.IN_PLACE) {
-    if (w._entryEnd !== 0) assemble(w, w._buf, w._start, total, runs);
-    result = region.inPlaceResult(w, total);
-  } else if (plan === region.SPLICE_THEN_COPY) {
-    if (w._entryEnd !== 0) {
-      region.spliceRoom(w, total);
-      assemble(w, w._buf, w._start, total, runs);
-    }
-    result = region.allocResult(total);
-    result.set(w._buf.subarray(w._start, w._start + total));
+  if (w._entryEnd === 0) {
+    result = region.sealAsIs(w, written);
   } else {
-    result = region.allocResult(total);
-    if (w._entryEnd !== 0) assemble(w, result, 0, total, runs);
-    else result.set(w._buf.subarray(w._start, w._start + total));
+    if (w._kept !== null) checkKept(w);
+    const runs = w._runCount > 0 ? encodeRuns(w) : null;
+    const total = resolve(w, written);
+    if (w._fork >= 0) {
+      // A fork is still open: the writer goes on as it is, so assemble a copy.
+      result = region.allocResult(total);
+      assemble(w, result, 0, total, runs);
+      return result;
+    }
+    const into = region.assemblyTarget(w, total);
+    if (into === null) assemble(w, w._buf, w._start, total, runs);
+    else assemble(w, into, 0, total, runs);
+    result = region.sealAssembled(w, total, into);
   }
-  region.seal(w, result, plan);
   drop(w);
   return result;
 }

@@ -483,15 +483,64 @@ function resultPlan(w, total) {
   return region === LARGE || region === PRIVATE ? SPLICE_THEN_COPY : INTO_RESULT;
 }
 
+/** The plan of the `finish()` between `assemblyTarget` and `sealAssembled` (it runs no user code). */
+let pendingPlan = INTO_RESULT;
+
 /**
- * For `SPLICE_THEN_COPY`: room for the whole result in `w`'s region, where it is assembled.
+ * `finish()` of a writer whose bytes are its whole message (no entries): its result, and the writer
+ * sealed with it.
+ * @param {RustWriter} w Writer, not held
+ * @param {number} total Bytes it wrote
+ * @returns {Buffer} Result
+ */
+function sealAsIs(w, total) {
+  const plan = resultPlan(w, total);
+  let result;
+  if (plan === IN_PLACE) {
+    result = viewOf(w, total);
+  } else {
+    result = allocResult(total);
+    result.set(w._buf.subarray(w._start, w._start + total));
+  }
+  seal(w, result, plan);
+  return result;
+}
+
+/**
+ * Where `finish()` assembles a writer's message of `total` bytes, its entries spliced in: where its
+ * bytes are (returns null; room for the whole message is made there), or a new result, returned.
+ * `sealAssembled` then makes the result.
+ * @param {RustWriter} w Writer, not held, without open forks
+ * @param {number} total Bytes of the result
+ * @returns {Buffer|null} The result to assemble into, or null to assemble in `w`'s region from its start
+ */
+function assemblyTarget(w, total) {
+  pendingPlan = resultPlan(w, total);
+  if (pendingPlan === INTO_RESULT) return allocResult(total);
+  const written = w._pos - w._start;
+  if (pendingPlan === SPLICE_THEN_COPY && w._start + total > w._buf.length) move(w, w._pos, total - written);
+  return null;
+}
+
+/**
+ * `finish()` once the message is assembled where `assemblyTarget` said: its result, and the writer
+ * sealed with it.
  * @param {RustWriter} w Writer
  * @param {number} total Bytes of the result
- * @returns {undefined}
+ * @param {Buffer|null} assembled What `assemblyTarget` returned
+ * @returns {Buffer} Result
  */
-function spliceRoom(w, total) {
-  const written = w._pos - w._start;
-  if (w._start + total > w._buf.length) move(w, w._pos, total - written);
+function sealAssembled(w, total, assembled) {
+  const plan = pendingPlan;
+  let result = assembled;
+  if (plan === IN_PLACE) {
+    result = viewOf(w, total);
+  } else if (plan === SPLICE_THEN_COPY) {
+    result = allocResult(total);
+    result.set(w._buf.subarray(w._start, w._start + total));
+  }
+  seal(w, result, plan);
+  return result;
 }
 
 /**
@@ -511,12 +560,12 @@ function allocResult(n) {
 }
 
 /**
- * The result of `w` made `IN_PLACE`: a view of `total` bytes of its region.
+ * A view of the first `total` bytes of `w`'s region (an `IN_PLACE` result).
  * @param {RustWriter} w Writer
  * @param {number} total Bytes
  * @returns {Buffer} View
  */
-function inPlaceResult(w, total) {
+function viewOf(w, total) {
   const buf = w._buf;
   return bufferView(buf === slab ? slabMemory : buf.buffer, buf.byteOffset + w._start, total);
 }
@@ -564,8 +613,7 @@ function setSlabBytes(bytes) {
 }
 
 module.exports = {
-  IN_PLACE, SPLICE_THEN_COPY, INTO_RESULT,
   claim, grow, room, roomAt, hold, release, released, growHeld, lend, takeBack, checkFree,
   hasRegion, beginHeld, heldBuffer, heldEnd, offsetOf, positionOf, endHeld, abortHeld,
-  resultPlan, spliceRoom, allocResult, inPlaceResult, seal, tooLarge, slabSize, setSlabBytes,
+  sealAsIs, assemblyTarget, sealAssembled, allocResult, tooLarge, slabSize, setSlabBytes,
 };
