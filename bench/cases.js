@@ -4,16 +4,17 @@
  * The cases and contenders of `npm run bench`.
  *
  * A case is a message (or a list of messages, for `stream`) of a schema in bench/fixtures/, built
- * from seeded data (bench/data.js, bench/data-modelled.js), and a way to encode it. Each contender
- * is what an app would run: a protobufjs copy of its own (bench/copies.js), with RustWriter
- * installed into it as the contender says or not at all, and `T.encode(m).finish()` as users call
- * it. Each contender encodes a case through a Root of its own, parsed for that case and contender
- * alone (reflection), or its own static module (bench/static.js), and every function generated for
- * it (protobufjs's codegen, the compiled encoders, the op) has a source of its own, so that no
- * generated encoder is shared between contenders or cases: an encoder shared between writers or
- * inputs turns polymorphic and slows every contender down (docs/benchmark.md, "Timing"). What
- * stays shared is each library's own code, as in any process that encodes more than one message
- * type.
+ * from seeded data (bench/data.js, bench/data-modelled.js), and a way to encode it; the `real`
+ * group's schemas and data come from real packages (bench/real/). Each contender is what an app
+ * would run: a protobufjs copy of its own (bench/copies.js), with RustWriter installed into it as
+ * the contender says or not at all, and `T.encode(m).finish()` as users call it. Each contender
+ * encodes a case through a Root of its own, parsed for that case and contender alone (reflection;
+ * for the real schemas, from a copy of their JSON descriptor), or its own static module
+ * (bench/static.js), and every function generated for it (protobufjs's codegen, the compiled
+ * encoders, the op) has a source of its own, so that no generated encoder is shared between
+ * contenders or cases: an encoder shared between writers or inputs turns polymorphic and slows
+ * every contender down (docs/benchmark.md, "Timing"). What stays shared is each library's own
+ * code, as in any process that encodes more than one message type.
  */
 
 const assert = require('assert');
