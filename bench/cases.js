@@ -4,16 +4,17 @@
  * The cases and contenders of `npm run bench`.
  *
  * A case is a message (or a list of messages, for `stream`) of a schema in bench/fixtures/, built
- * from seeded data (bench/data.js, bench/data-modelled.js), and a way to encode it. Each contender
- * is what an app would run: a protobufjs copy of its own (bench/copies.js), with RustWriter
- * installed into it as the contender says or not at all, and `T.encode(m).finish()` as users call
- * it. Each contender encodes a case through a Root of its own, parsed for that case and contender
- * alone (reflection), or its own static module (bench/static.js), and every function generated for
- * it (protobufjs's codegen, the compiled encoders, the op) has a source of its own, so that no
- * generated encoder is shared between contenders or cases: an encoder shared between writers or
- * inputs turns polymorphic and slows every contender down (docs/benchmark.md, "Timing"). What
- * stays shared is each library's own code, as in any process that encodes more than one message
- * type.
+ * from seeded data (bench/data.js, bench/data-modelled.js), and a way to encode it; the `real`
+ * group's schemas and data come from real packages (bench/real/). Each contender is what an app
+ * would run: a protobufjs copy of its own (bench/copies.js), with RustWriter installed into it as
+ * the contender says or not at all, and `T.encode(m).finish()` as users call it. Each contender
+ * encodes a case through a Root of its own, parsed for that case and contender alone (reflection;
+ * for the real schemas, from a copy of their JSON descriptor), or its own static module
+ * (bench/static.js), and every function generated for it (protobufjs's codegen, the compiled
+ * encoders, the op) has a source of its own, so that no generated encoder is shared between
+ * contenders or cases: an encoder shared between writers or inputs turns polymorphic and slows
+ * every contender down (docs/benchmark.md, "Timing"). What stays shared is each library's own
+ * code, as in any process that encodes more than one message type.
  */
 
 const assert = require('assert');
@@ -26,6 +27,9 @@ const { prng } = require('../test/helpers');
 const data = require('./data');
 const modelled = require('./data-modelled');
 const { NullWriter } = require('./null-writer');
+const temporal = require('./real/temporal');
+const firestore = require('./real/firestore');
+const realTile = require('./real/tile');
 
 const FIXTURES = path.join(__dirname, 'fixtures');
 /** The schema of every case that names no other (and of the `static` case's generated code). */
@@ -193,10 +197,27 @@ function assertLengthsCross(root, message) {
 }
 
 /**
+ * The contenders of a real-workload case's first-encode and memory measurement (bench/cold.js), in
+ * fresh processes as apps start: protobufjs 8.8.1 alone, with the preload (compiled encoders), with
+ * the preload on the Writer-API path; on cases whose apps may run protobufjs 7.x, protobufjs 7.6.6
+ * alone and with the preload too. Temporal's package requires protobufjs 8.x: no app runs its schema
+ * on 7.6.6, so its cases start 8.8.1 only.
+ */
+const COLD_8 = ['pbjs8', 'rust', 'rust-api'];
+const COLD_ALL = [...COLD_8, 'pbjs7', 'rust7'];
+
+/**
  * The cases, in run order. `group` lets a command line select all variants of a case at once;
- * `proto` is the schema (default bench.proto); `rustInput` maps the input to what RustWriter gets
+ * `proto` is the schema (default bench.proto), or `schema()` returns it as the JSON descriptor
+ * `Root.fromJSON` takes (the real schemas of packages); `build(rnd, root)` makes the input from a prng and a resolved
+ * Root of the schema in the main protobufjs; `rustInput` maps the input to what RustWriter gets
  * (BigInts for `int64-bigint`, where the protobufjs writers, which cannot take BigInt, get the
- * equal `Long`s); `decoded` gives each contender the input as its own `Type.decode` leaves it.
+ * equal `Long`s); `decoded` gives each contender the input as its own `Type.decode` leaves it, of
+ * the bytes `encoded()` returns (default: protobufjs 8.8.1's encoding of the built input);
+ * `fromObject` gives each contender its own Type's `fromObject` of the input, as gRPC's serializer
+ * does. The `real` group's cases (bench/real/) are schemas and data of real packages; `cold` lists
+ * the contenders of their first-encode and memory measurement (bench/cold.js), `wide` marks those
+ * the wide-schema targets apply to (bench/targets.js).
  */
 const CASES = [
   {
@@ -237,6 +258,22 @@ const CASES = [
     mode: 'stream', messagesPerOp: data.STREAM_LENGTH,
   },
   { id: 'static', group: 'static', title: 'small nested, pbjs static code', type: 'bench.Small', build: data.small, codegen: 'static' },
+  {
+    id: 'temporal', group: 'real', title: 'Temporal workflow task ~250 KB, 600 events', type: temporal.TYPE,
+    schema: temporal.schema, build: temporal.build, wide: true, cold: COLD_8,
+  },
+  {
+    id: 'temporal-decoded', group: 'real', title: 'Temporal workflow task, decoded', type: temporal.TYPE,
+    schema: temporal.schema, build: temporal.build, decoded: true, wide: true, cold: COLD_8,
+  },
+  {
+    id: 'tile-real', group: 'real', title: 'real vector tile ~108 KB, decoded', type: 'vector_tile.Tile', proto: 'vector_tile.proto',
+    encoded: realTile.bytes, decoded: true, cold: COLD_ALL,
+  },
+  {
+    id: 'firestore', group: 'real', title: `Firestore commit, ${firestore.WRITES} writes, fromObject`, type: firestore.TYPE,
+    schema: firestore.schema, build: firestore.build, fromObject: true, cold: COLD_ALL,
+  },
 ];
 
 /**
@@ -264,6 +301,45 @@ function protoFileOf(c) {
 }
 
 /**
+ * A new Root of a case's schema in a protobufjs copy, not yet resolved.
+ * @param {object} c Case
+ * @param {object} pb protobufjs module
+ * @returns {object} Root
+ */
+function rootOf(c, pb) {
+  // A copy of the descriptor each: a Root may keep (and protobufjs mutate) parts of what it was made from.
+  return c.schema ? pb.Root.fromJSON(structuredClone(c.schema())) : new pb.Root().loadSync(protoFileOf(c));
+}
+
+/**
+ * A case's data as the parent process and every contender build it: the input, and for decoded
+ * cases the bytes each contender decodes.
+ * @param {object} c Case (not static)
+ * @returns {{input: *, encoded: Uint8Array|null, type: object}} Input (null for a case of given bytes),
+ *   bytes to decode (null unless decoded), and the case's Type in a Root of the main protobufjs
+ */
+function dataOf(c) {
+  const type = rootOf(c, protobuf).resolveAll().lookupType(c.type);
+  const input = c.build ? c.build(prng(SEED), type.root) : null;
+  if (c.verify) c.verify(new protobuf.Root().loadSync(PROTO_FILE), input);
+  // Encoded once by protobufjs 8.8.1 (or given); each contender then decodes these bytes with its own type.
+  const encoded = !c.decoded ? null : c.encoded ? c.encoded() : type.encode(input).finish();
+  return { input, encoded, type };
+}
+
+/**
+ * A contender's input: the case's own, or what its Type's `decode` or `fromObject` makes of it.
+ * @param {object} c Case
+ * @param {object} T The contender's Type
+ * @param {{input: *, encoded: Uint8Array|null}} data Result of dataOf
+ * @returns {*} Input
+ */
+function inputOf(c, T, { input, encoded }) {
+  if (encoded) return T.decode(encoded);
+  return c.fromObject ? T.fromObject(input) : input;
+}
+
+/**
  * The message type a contender encodes a case with: from its static module, or from a Root of its
  * own whose every Type is set up (its code generated) under the case's and contender's tag.
  * @param {object} c Case
@@ -276,7 +352,7 @@ function typeFor(c, contender, statics) {
   const { copy } = setupOf(contender);
   copy.tag = tagFor(c.id, contender.key);
   try {
-    const root = new copy.pb.Root().loadSync(protoFileOf(c));
+    const root = rootOf(c, copy.pb);
     setUpAll(copy, root);
     return root.lookupType(c.type);
   } finally {
@@ -331,16 +407,11 @@ function contendersOf(c, keys = null) {
  * @returns {Array<{key: string, name: string, checked: boolean, fn: () => *}>} Contenders, reference first
  */
 function prepareCase(c, statics, keys = null) {
-  const input = c.build(prng(SEED));
-  if (c.verify) c.verify(new protobuf.Root().loadSync(PROTO_FILE), input);
-  // Encoded once by protobufjs 8.8.1; each contender then decodes these bytes with its own type.
-  const encoded = c.decoded
-    ? new protobuf.Root().loadSync(protoFileOf(c)).lookupType(c.type).encode(input).finish()
-    : null;
+  const data = c.codegen === 'static' ? { input: c.build(prng(SEED)), encoded: null } : dataOf(c);
   const sources = OP_SOURCES[c.mode || 'single'];
   return contendersOf(c, keys).map((contender) => {
     const T = typeFor(c, contender, statics);
-    let m = encoded ? T.decode(encoded) : input;
+    let m = inputOf(c, T, data);
     // RustWriter takes the case's RustWriter input (BigInts for int64-bigint), protobufjs's writers Longs.
     if (contender.rustInput && c.rustInput) m = c.rustInput(m);
     checkContender(c, contender, T, m);
@@ -350,4 +421,6 @@ function prepareCase(c, statics, keys = null) {
   });
 }
 
-module.exports = { CASES, CONTENDERS, COMPARISONS, PROTO_FILE, contendersOf, prepareCase, setupOf };
+module.exports = {
+  CASES, CONTENDERS, COMPARISONS, PROTO_FILE, contendersOf, prepareCase, setupOf, dataOf, rootOf, protoFileOf, SEED,
+};

@@ -35,24 +35,35 @@ function ratio(ratio) {
 }
 
 /**
- * What a target needs, as "at least 1.60x" or "at most 1.00x".
+ * What a target needs, as "at least 1.60x", "at most 1.00x" or "at most +15.0 MB".
  * @param {{threshold: number, atMost: boolean}} target Row of bench/targets.js
  * @returns {string} Text
  */
 function needed(target) {
-  return `${target.atMost ? 'at most' : 'at least'} ${ratio(target.threshold)}`;
+  return `${target.atMost ? 'at most' : 'at least'} ${figure(target, target.threshold)}`;
 }
 
 /**
- * What a target measured, as "0.92x (0.61x to 1.35x; faster here: protobufjs 8.8.1)".
+ * A target's value in its unit: a ratio ("1.23x"), or MB ("+12.3 MB").
+ * @param {{unit?: string}} target Row of bench/targets.js
+ * @param {number} value Value
+ * @returns {string} Text
+ */
+function figure(target, value) {
+  return target.unit === 'MB' ? `${value < 0 ? '−' : '+'}${Math.abs(value).toFixed(1)} MB` : ratio(value);
+}
+
+/**
+ * What a target measured, as "0.92x (0.61x to 1.35x; faster here: protobufjs 8.8.1)", or in MB.
  * @param {{value: number|null, range: number[]|null, detail: string}} target Row of bench/targets.js
  * @returns {string} Text ("nothing" when not measured)
  */
 function measured(target) {
   if (target.value === null) return 'nothing';
-  const range = target.range ? `${ratio(target.range[0])} to ${Number.isFinite(target.range[1]) ? ratio(target.range[1]) : 'any'}` : '';
+  const show = (value) => figure(target, value);
+  const range = target.range ? `${show(target.range[0])} to ${Number.isFinite(target.range[1]) ? show(target.range[1]) : 'any'}` : '';
   const notes = [range, target.detail].filter(Boolean);
-  return `${ratio(target.value)}${notes.length ? ` (${notes.join('; ')})` : ''}`;
+  return `${show(target.value)}${notes.length ? ` (${notes.join('; ')})` : ''}`;
 }
 
 /**

@@ -18,8 +18,8 @@
  * its JSON goes to target/bench/last-run.json. Only `--update` (`npm run bench:update`, which runs
  * under Node 26, the Active LTS), and only on a full run, also writes bench/results/latest.json and
  * renders the SVG and the README tables from it (bench/render.js), so the README only ever shows a
- * full run. Exits 1 if some case's bytes differ, 2 on an unknown option or case; a missed target is
- * only reported.
+ * full run. Exits 1 if some case's bytes differ (in the timing or in a first-encode process), 2 on an
+ * unknown option or case; a missed target is only reported.
  */
 
 const { execFileSync, spawnSync } = require('child_process');
@@ -31,6 +31,7 @@ const { CASES, CONTENDERS, COMPARISONS, contendersOf } = require('./cases');
 const { runCase, roundsOf, ROUNDS, TARGET_ROUNDS } = require('./suite');
 const { BENCH_OPTIONS } = require('./worker');
 const { measureInChild, ALLOC_FLAGS } = require('./alloc');
+const { measureCold, coldText, STEADY_MS: COLD_STEADY_MS } = require('./cold');
 const { evaluateTargets } = require('./targets');
 const { parseOptions, helpText, UsageError, USAGE_EXIT } = require('./options');
 const { Progress, budgetOf } = require('./progress');
@@ -70,6 +71,16 @@ function ratiosOf(contenders) {
     if (contenders[of] && contenders[over]) ratios[key] = contenders[of].hz / contenders[over].hz;
   }
   return ratios;
+}
+
+/**
+ * The ratios of a case from each contender's fastest round (the real-workload cases' report shows
+ * them beside the medians': bench/suite.js).
+ * @param {Object<string, {best: number}>} contenders Timed contenders by key
+ * @returns {Object<string, number>} Ratios, as ratiosOf's
+ */
+function bestRatiosOf(contenders) {
+  return ratiosOf(Object.fromEntries(Object.entries(contenders).map(([key, c]) => [key, { hz: c.best }])));
 }
 
 /** The contenders of the breakdown of where the time goes, in its order; the first is the reference. */
@@ -130,10 +141,34 @@ function ratiosText(ratios) {
 }
 
 /**
- * Benchmarks one case: bytes, ops/s, breakdown, allocation.
+ * Console text of a real-workload case's ratios of the fastest rounds.
+ * @param {object} ratios Result of bestRatiosOf
+ * @returns {string} Text
+ */
+function bestRatiosText(ratios) {
+  const shown = [['pbjs8', `${NAMES.rust} vs ${NAMES.pbjs8}`], ['api', `Writer API vs ${NAMES.pbjs8}`],
+    ['pbjs7', `${NAMES.rust7} vs ${NAMES.pbjs7}`], ['faster', `${NAMES.rust} vs the faster protobufjs`]]
+    .filter(([key]) => ratios[key] !== undefined).map(([key, label]) => `${label} ${format.ratio(ratios[key])}`);
+  return shown.length ? `  fastest rounds: ${shown.join('; ')}\n` : '';
+}
+
+/**
+ * Whether a case's first encode and memory are measured on this run.
+ * @param {object} c Case
+ * @param {{cold: string[]|null, coldRounds: number}} options Parsed command line
+ * @returns {boolean} Measured
+ */
+function coldOf(c, options) {
+  return Boolean(c.cold) && options.coldRounds > 0 && (options.cold === null || options.cold.includes(c.id));
+}
+
+/**
+ * Benchmarks one case: bytes, ops/s, breakdown, allocation, and for real-workload cases first
+ * encode and memory in fresh processes (bench/cold.js).
  * @param {object} c Case of bench/cases.js
- * @param {{contenders: string[]|null, alloc: boolean}} options Contenders to time (null: all), and
- *   whether to measure allocation
+ * @param {{contenders: string[]|null, alloc: boolean, cold: string[]|null, coldRounds: number}} options
+ *   Contenders to time (null: all), whether to measure allocation, and the first-encode measurement's
+ *   cases (null: all that have one) and rounds
  * @returns {Promise<object>} Case record of the results file
  */
 async function benchCase(c, options) {
@@ -141,7 +176,10 @@ async function benchCase(c, options) {
   // Native calls per op of RustWriter's op, counted outside any timing by the addon itself.
   const countCalls = (worker) => (worker.key === 'rust' ? worker.nativeCalls(NATIVE_CALL_OPS) : null);
   const timed = await runCase(c.id, contenders, countCalls);
-  const record = { id: c.id, group: c.group, title: c.title, bytes: timed.bytes, messagesPerOp: c.messagesPerOp || 1 };
+  const record = {
+    id: c.id, group: c.group, title: c.title, bytes: timed.bytes, messagesPerOp: c.messagesPerOp || 1,
+    ...(c.wide && { wide: true }),
+  };
   process.stdout.write(`\n${c.title}: ${timed.bytes.toLocaleString('en-US')} bytes per op` +
     `${record.messagesPerOp > 1 ? ` (${record.messagesPerOp} messages)` : ''}\n`);
   if (timed.error) {
@@ -155,15 +193,22 @@ async function benchCase(c, options) {
   for (const result of timed.results) {
     const alloc = allocs[result.key];
     record.contenders[result.key] = {
-      name: result.name, hz: result.hz, rme: result.rme, samples: result.samples, ...(alloc && { alloc }),
+      name: result.name, hz: result.hz, rme: result.rme, samples: result.samples, best: result.best,
+      ...(alloc && { alloc }),
     };
     process.stdout.write(`  ${result.name.padEnd(NAME_WIDTH)} ${format.opsPerSecond(result.hz).padStart(11)} ops/s ` +
       `±${result.rme.toFixed(1).padStart(4)}% (${result.samples} runs)${alloc ? `  ${allocText(alloc)}` : ''}\n`);
   }
   record.ratios = ratiosOf(record.contenders);
+  record.bestRatios = bestRatiosOf(record.contenders);
   record.breakdown = breakdownOf(record.contenders, nativeCalls);
   process.stdout.write(ratiosText(record.ratios));
+  if (c.group === 'real') process.stdout.write(bestRatiosText(record.bestRatios));
   if (record.breakdown) process.stdout.write(breakdownText(record.breakdown));
+  if (coldOf(c, options)) {
+    record.cold = measureCold(c, { rounds: options.coldRounds, keys: options.contenders });
+    process.stdout.write(coldText(record.cold, NAME_WIDTH + ', preload'.length));
+  }
   return record;
 }
 
@@ -266,7 +311,9 @@ async function run(options) {
   const [loadAverage] = os.loadavg();
   const { cases } = options;
   const progress = new Progress(cases.map((c) => ({
-    id: c.id, budget: budgetOf(c, contendersOf(c, options.contenders), roundsOf(c.id), options.alloc),
+    id: c.id,
+    budget: budgetOf(c, contendersOf(c, options.contenders), roundsOf(c.id), options.alloc,
+      coldOf(c, options) ? options.coldRounds : 0),
   })));
   progress.start(`Benchmarking ${cases.length} of ${CASES.length} cases, ${ROUNDS} rounds each (${TARGET_ROUNDS} for the ` +
     `everyday cases), under Node ${process.versions.node}, load average ${loadAverage.toFixed(1)} on ${os.cpus().length} cores`);
@@ -276,7 +323,7 @@ async function run(options) {
   for (const c of cases) {
     const contenders = contendersOf(c, options.contenders);
     progress.caseStart(`(${c.title}): checking bytes, timing ${contenders.length} writers × ${roundsOf(c.id)} rounds` +
-      `${options.alloc ? ', measuring allocation' : ''}`);
+      `${options.alloc ? ', measuring allocation' : ''}${coldOf(c, options) ? `, first encode × ${options.coldRounds} rounds` : ''}`);
     records.push(await benchCase(c, options));
     progress.caseEnd();
   }
@@ -318,6 +365,9 @@ async function run(options) {
       cases: cases.map((c) => c.id),
       contenders: options.contenders,
       alloc: options.alloc,
+      cold: cases.filter((c) => coldOf(c, options)).map((c) => c.id),
+      coldRounds: options.coldRounds,
+      coldSteadyMs: COLD_STEADY_MS,
     },
     runtimeSeconds: (Date.now() - started) / 1000,
     cases: records,
@@ -333,7 +383,7 @@ async function run(options) {
     writeJson(render.RESULTS, results);
     render.main();
   }
-  if (records.some((r) => r.error)) process.exitCode = 1;
+  if (records.some((r) => r.error || (r.cold && r.cold.error))) process.exitCode = 1;
 }
 
 /**

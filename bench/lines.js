@@ -10,10 +10,14 @@
  * protobuf.js's own three cases and over the everyday cases, the least of the everyday cases, the
  * same means of RustWriter in protobufjs 7.6.6 vs protobufjs 7.6.6, and of the Writer API path.
  *
+ * It also runs two real workloads (bench/real/): the wide Temporal case, with its first encode and
+ * memory in fresh processes, and the real vector tile; from them, the wide case's ratios (RustWriter
+ * and its Writer-API path vs protobufjs 8.8.1), first result and peak RSS, and the real tile's ratio.
+ *
  * Prints them, and writes them to target/bench/lines.json (each line's full results beside it, in
  * target/bench/lines/). With `--update`, and only for all four lines, also to
  * bench/results/lines.json, rendered into docs/benchmark.md and the README (bench/render.js). Takes
- * about 2 minutes a line on 2 idle cores.
+ * about 3.7 minutes a line on 2 idle cores for the everyday cases, and about 2 more for the real ones.
  */
 
 const { spawnSync } = require('child_process');
@@ -23,7 +27,8 @@ const path = require('path');
 const { node } = require('../scripts/runtimes');
 const { CONTENDERS } = require('./cases');
 const {
-  geometricMean, ratioRange, targetRow, OWN_THREE, EVERYDAY, GEOMEAN_VS_8, LEAST_VS_8, GEOMEAN_VS_7,
+  geometricMean, ratioRange, targetRow, OWN_THREE, EVERYDAY, GEOMEAN_VS_8, LEAST_VS_8, GEOMEAN_VS_7, WIDE_VS_8,
+  REAL_TILE, REAL_TILE_VS_8, FIRST_RESULT_VS_OWN, PEAK_RSS_MB,
 } = require('./targets');
 const { TARGET_ROUNDS } = require('./suite');
 const format = require('./format');
@@ -34,8 +39,15 @@ const ROOT = path.join(__dirname, '..');
 const LINES = ['20', '22', '24', '26'];
 /** The contenders the targets compare: RustWriter and protobufjs in 8.8.1 and 7.6.6, and the Writer API path. */
 const LINE_CONTENDERS = ['pbjs8', 'pbjs7', 'rust', 'rust7', 'rust-api'];
+/**
+ * The real workloads of the per-line summary: the wide case (Temporal's schema, plain objects),
+ * steady and with its first encode and memory in fresh processes, and the real vector tile, steady
+ * only (its first encode adds ~1 minute a line; the full run measures it).
+ */
+const WIDE = 'temporal';
+const REAL = [WIDE, REAL_TILE];
 /** bench/index.js's command line for one line. */
-const ARGS = ['--no-alloc', '--contenders', LINE_CONTENDERS.join(','), ...EVERYDAY];
+const ARGS = ['--no-alloc', '--contenders', LINE_CONTENDERS.join(','), '--cold', WIDE, ...EVERYDAY, ...REAL];
 /** Where bench/index.js leaves each run's results, and where this script keeps them. */
 const LAST_RUN = path.join(ROOT, 'target', 'bench', 'last-run.json');
 const OUT_DIR = path.join(ROOT, 'target', 'bench', 'lines');
@@ -75,7 +87,7 @@ function summarize(line, run) {
     const range = ratioRange(rust, pbjs8);
     return { id: c.id, value, range, status: targetRow({ threshold: LEAST_VS_8, value, range }).status };
   }).reduce((a, b) => (b.value < a.value ? b : a));
-  const timings = run.cases.flatMap((c) => Object.values(c.contenders));
+  const timings = run.cases.flatMap((c) => (c.error ? [] : Object.values(c.contenders)));
   return {
     line,
     node: run.node,
@@ -96,6 +108,45 @@ function summarize(line, run) {
       everyday7: geomean(pick(EVERYDAY), 'rust7', 'pbjs7', GEOMEAN_VS_7),
       api8: geomean(pick(EVERYDAY), 'rust-api', 'pbjs8', null),
     },
+    real: realSummary(byId),
+  };
+}
+
+/**
+ * The real workloads' figures of one line's run: the wide case's steady ratios, first result and peak
+ * RSS against protobufjs 8.8.1, and the real tile's ratio, each with its status against its target
+ * (null where the run has not measured it).
+ * @param {Map<string, object>} byId Case records by id
+ * @returns {{wide: object|null, tile: object|null}} Figures
+ */
+function realSummary(byId) {
+  const steady = (c, of, threshold) => {
+    const [a, b] = [c.contenders[of], c.contenders.pbjs8];
+    const value = a.hz / b.hz;
+    const range = ratioRange(a, b);
+    const status = threshold === null ? null : targetRow({ threshold, value, range }).status;
+    return { value, best: a.best / b.best, range, status };
+  };
+  const coldFigure = (f, threshold) => ({
+    median: f.median, best: f.best,
+    status: targetRow({
+      threshold, atMost: true, value: f.median, range: [Math.min(f.median, f.best), Math.max(f.median, f.best)],
+    }).status,
+  });
+  const timed = (id) => (byId.has(id) && !byId.get(id).error ? byId.get(id) : null);
+  const wide = timed(WIDE);
+  const tile = timed(REAL_TILE);
+  const cold = wide && wide.cold && !wide.cold.error && wide.cold.ratios.rust;
+  return {
+    wide: wide && {
+      id: WIDE,
+      rust8: steady(wide, 'rust', WIDE_VS_8),
+      api8: steady(wide, 'rust-api', null),
+      firstResult: cold ? coldFigure(cold.firstResult, FIRST_RESULT_VS_OWN) : null,
+      firstEncode: cold ? { median: cold.firstEncode.median, best: cold.firstEncode.best } : null,
+      rssPeakMB: cold ? coldFigure(cold.rssPeakMB, PEAK_RSS_MB) : null,
+    },
+    tile: tile && { id: REAL_TILE, rust8: steady(tile, 'rust', REAL_TILE_VS_8) },
   };
 }
 
@@ -129,8 +180,33 @@ function summaryText(lines) {
   const rows = lines.map((l) => `  Node ${l.node.replace(/^v/, '').padEnd(8)} vs protobufjs 8.8.1: own three ${mark(l.summary.own8)}, ` +
     `everyday ${mark(l.summary.everyday8)}, least ${mark(l.summary.least8)} (${l.summary.least8.id}); in 7.6.6 vs 7.6.6: own three ` +
     `${mark(l.summary.own7)}, everyday ${mark(l.summary.everyday7)}; Writer API path vs 8.8.1: ${mark(l.summary.api8)}\n`);
+  const real = lines.map((l) => `  Node ${l.node.replace(/^v/, '').padEnd(8)} ${realText(l.real)}\n`);
   return `\nPer Node line (geometric means over ${OWN_THREE.join(', ')} and over ${EVERYDAY.join(', ')}; targets ` +
-    `${format.ratio(GEOMEAN_VS_8)}, none below ${format.ratio(LEAST_VS_8)}; ${format.ratio(GEOMEAN_VS_7)} in 7.6.6):\n${rows.join('')}`;
+    `${format.ratio(GEOMEAN_VS_8)}, none below ${format.ratio(LEAST_VS_8)}; ${format.ratio(GEOMEAN_VS_7)} in 7.6.6):\n${rows.join('')}` +
+    `\nReal workloads per Node line (vs protobufjs 8.8.1; fastest rounds and best processes in brackets; targets: wide case ` +
+    `${format.ratio(WIDE_VS_8)}, first result at most ${format.ratio(FIRST_RESULT_VS_OWN)}, peak RSS at most +${PEAK_RSS_MB} MB; real ` +
+    `tile ${format.ratio(REAL_TILE_VS_8)}):\n${real.join('')}`;
+}
+
+/**
+ * One line's real-workload figures as console text.
+ * @param {{wide: object|null, tile: object|null}} real Result of realSummary
+ * @returns {string} Text
+ */
+function realText({ wide, tile }) {
+  const verdict = (status) => (status === null ? '' : status === 'met' ? ' met' : status === 'noise' ? ' missed within noise' : ' missed');
+  const steady = (f) => `${format.ratio(f.value)} [${format.ratio(f.best)}]${verdict(f.status)}`;
+  const parts = [];
+  if (wide) {
+    parts.push(`${wide.id} ${steady(wide.rust8)}, Writer API ${steady(wide.api8)}`);
+    if (wide.firstResult) {
+      parts.push(`first result ${format.ratio(wide.firstResult.median)} [${format.ratio(wide.firstResult.best)}]${verdict(wide.firstResult.status)} ` +
+        `(first encode call ${format.ratio(wide.firstEncode.median)}), peak RSS ${wide.rssPeakMB.median >= 0 ? '+' : ''}` +
+        `${wide.rssPeakMB.median.toFixed(1)} MB${verdict(wide.rssPeakMB.status)}`);
+    }
+  }
+  if (tile) parts.push(`${tile.id} ${steady(tile.rust8)}`);
+  return parts.length ? parts.join('; ') : 'not measured';
 }
 
 /**
@@ -173,11 +249,12 @@ function main(argv) {
     machine: { cpu: first.machine.cpu, cores: first.machine.cores, os: first.machine.os },
     git: first.git,
     args: ARGS,
-    rounds: TARGET_ROUNDS, // its cases are the everyday ones
+    rounds: TARGET_ROUNDS, // of its everyday cases (its real ones have bench/suite.js ROUNDS)
     runtimeSeconds: (Date.now() - started) / 1000,
     names: Object.fromEntries(LINE_CONTENDERS.map((key) => [key, names[key]])),
     targets: {
       ownThree: OWN_THREE, everyday: EVERYDAY, geomean8: GEOMEAN_VS_8, least8: LEAST_VS_8, geomean7: GEOMEAN_VS_7,
+      wide8: WIDE_VS_8, tile8: REAL_TILE_VS_8, firstResult: FIRST_RESULT_VS_OWN, peakRssMB: PEAK_RSS_MB,
     },
     lines: done.map((entry) => Object.fromEntries(Object.entries(entry).filter(([key]) => key !== 'run'))),
   };
@@ -194,4 +271,4 @@ function main(argv) {
 
 if (require.main === module) process.exitCode = main(process.argv.slice(2));
 
-module.exports = { main, summarize, ARGS, LINES };
+module.exports = { main, summarize, realSummary, ARGS, LINES };

@@ -3,6 +3,7 @@
 /** The command line of bench/index.js: its options, and the `--help` text. */
 
 const { CASES, CONTENDERS, COMPARISONS, contendersOf } = require('./cases');
+const { ROUNDS: COLD_ROUNDS } = require('./cold');
 const { budgetOf } = require('./progress');
 const { roundsOf } = require('./suite');
 const format = require('./format');
@@ -32,10 +33,13 @@ function valueOf(argv, i, name) {
  * @param {string[]} argv Arguments after the script
  * @param {Object<string, string|undefined>} env Environment
  * @returns {{help: boolean, update: boolean, alloc: boolean, node: string|null, contenders: string[]|null,
- *   cases: object[], full: boolean}} Options; `cases` in run order, `contenders` null for all
+ *   cold: string[]|null, coldRounds: number, cases: object[], full: boolean}} Options; `cases` in run order,
+ *   `contenders` null for all, `cold` the cases whose first encode is measured (null: all that have one)
  */
 function parseOptions(argv, env) {
-  const options = { help: false, update: false, alloc: true, node: null, contenders: null };
+  const options = {
+    help: false, update: false, alloc: true, node: null, contenders: null, cold: null, coldRounds: COLD_ROUNDS,
+  };
   const names = [];
   for (let i = 0; i < argv.length; ++i) {
     const arg = argv[i];
@@ -53,6 +57,20 @@ function parseOptions(argv, env) {
       if (unknown.length || !options.contenders.length) {
         throw new UsageError(`unknown contender ${unknown.join(', ') || '(none given)'} (contenders: ${CONTENDERS.map((c) => c.key).join(', ')})`);
       }
+    } else if (arg === '--cold' || arg.startsWith('--cold=')) {
+      let list;
+      [list, i] = valueOf(argv, i, '--cold');
+      options.cold = list === 'none' ? [] : list.split(',').filter(Boolean);
+      const unknown = options.cold.filter((id) => !CASES.some((c) => c.id === id && c.cold));
+      if (unknown.length) {
+        throw new UsageError(`--cold takes cases with a first-encode measurement (${CASES.filter((c) => c.cold).map((c) => c.id).join(', ')}) ` +
+          `or none, not ${unknown.join(', ')}`);
+      }
+    } else if (arg === '--cold-rounds' || arg.startsWith('--cold-rounds=')) {
+      let rounds;
+      [rounds, i] = valueOf(argv, i, '--cold-rounds');
+      if (!/^\d+$/.test(rounds)) throw new UsageError(`--cold-rounds takes a number of rounds, not ${rounds}`);
+      options.coldRounds = Number(rounds);
     } else if (arg === '--') continue;
     else if (arg.startsWith('-')) throw new UsageError(`unknown option ${arg} (see --help)`);
     else names.push(arg);
@@ -62,7 +80,9 @@ function parseOptions(argv, env) {
   const unknown = names.filter((n) => !known.has(n));
   if (unknown.length) throw new UsageError(`unknown case ${unknown.join(', ')} (cases: ${[...known].join(', ')})`);
   const cases = names.length ? CASES.filter((c) => names.includes(c.id) || names.includes(c.group)) : CASES;
-  return { ...options, cases, full: cases.length === CASES.length && options.contenders === null && options.alloc };
+  const full = cases.length === CASES.length && options.contenders === null && options.alloc && options.cold === null &&
+    options.coldRounds === COLD_ROUNDS;
+  return { ...options, cases, full };
 }
 
 /**
@@ -81,7 +101,8 @@ function columns(rows) {
  * @returns {string} Text
  */
 function helpText(files) {
-  const fullRun = CASES.reduce((sum, c) => sum + budgetOf(c, contendersOf(c), roundsOf(c.id)), 0);
+  const budget = (c) => budgetOf(c, contendersOf(c), roundsOf(c.id), true, c.cold ? COLD_ROUNDS : 0);
+  const fullRun = CASES.reduce((sum, c) => sum + budget(c), 0);
   const cases = columns([['id', 'group', 'message'], ...CASES.map((c) => [c.id, c.group, c.title])]);
   const contenders = columns(CONTENDERS.map((c) => [c.key, c.name, c.breakdown ? 'breakdown only' : 'table column']));
   return `Usage: npm run bench [-- [options] [case ...]]
@@ -103,8 +124,13 @@ ${contenders}
 Ratios (ops/s over ops/s) per case: rust vs protobufjs 8.8.1, rust7 vs protobufjs 7.6.6 (both
 under their own reflection code), rust vs the faster protobufjs;
 ${COMPARISONS.map((c) => `${c.label} (${c.of} ÷ ${c.over})`).join('; ')}.
-Targets (bench/targets.js): what rust and rust7 should reach in ratios and rust in bytes allocated;
-each is reported met, missed within noise (the margins of the two timings reach the target) or missed.
+Real workloads (group real: schemas and data of real packages, bench/real/): also the ratios of
+each contender's fastest round, and first encode and memory in fresh processes as apps start
+(bench/cold.js: protobufjs alone, and with node -r protobufjs-rustwriter/register, compiled or
+Writer API; ${COLD_ROUNDS} alternating rounds, medians and bests).
+Targets (bench/targets.js): what rust and rust7 should reach in ratios and rust in bytes allocated,
+and on the real workloads in first encode and memory; each is reported met, missed within noise
+(the margins of the two timings reach the target) or missed.
 
 Options:
   -h, --help         this text
@@ -118,6 +144,9 @@ Options:
   --contenders <k,…> time only these contenders (keys above, comma-separated): the first checked one
                      is the bytes' reference; targets that need others are not evaluated
   --no-alloc         skip the allocation measurement (bench/alloc.js)
+  --cold <id,…|none> measure first encode and memory in fresh processes (bench/cold.js) only on these
+                     real-workload cases, or on none (default: every case run that has one)
+  --cold-rounds <n>  rounds of that measurement (default ${COLD_ROUNDS}; 0: none)
 
 Environment:
   BENCH_CASES             cases to run when none are given as arguments (space- or comma-separated)

@@ -24,6 +24,13 @@ const ALLOC_SECONDS_PER_CONTENDER = 1;
 const WORKER_SECONDS = 1.5;
 /** Seconds pbjs takes to generate the static case's modules (bench/static.js). */
 const STATIC_SECONDS = 2;
+/**
+ * Seconds of one fresh process of the first-encode measurement (bench/cold.js): Node's start, the
+ * schema, the first encode and STEADY_MS (1 s) of encodes; 1.3–1.75 s measured on 2 cores.
+ */
+const COLD_CHILD_SECONDS = 1.6;
+/** Extra seconds per contender's process to build a real-workload case (a wide schema's Root, every encoder of it). */
+const REAL_WORKER_SECONDS = 2.5;
 
 /**
  * Expected seconds of one case.
@@ -31,13 +38,16 @@ const STATIC_SECONDS = 2;
  * @param {object[]} contenders Its contenders (bench/cases.js contendersOf)
  * @param {number} rounds Rounds of timing
  * @param {boolean} [alloc] Whether allocation is measured (default true)
+ * @param {number} [coldRounds] Rounds of the first-encode measurement (bench/cold.js; default none)
  * @returns {number} Seconds
  */
-function budgetOf(c, contenders, rounds, alloc = true) {
+function budgetOf(c, contenders, rounds, alloc = true, coldRounds = 0) {
   const checked = contenders.filter((x) => x.checked).length;
-  return contenders.length * (rounds * SECONDS_PER_BENCHMARK + WORKER_SECONDS) +
-    (alloc ? ALLOC_CHILD_SECONDS + checked * ALLOC_SECONDS_PER_CONTENDER : 0) +
-    (c.codegen === 'static' ? STATIC_SECONDS : 0);
+  const worker = WORKER_SECONDS + (c.group === 'real' ? REAL_WORKER_SECONDS : 0);
+  return contenders.length * (rounds * SECONDS_PER_BENCHMARK + worker) +
+    (alloc ? ALLOC_CHILD_SECONDS + checked * (ALLOC_SECONDS_PER_CONTENDER + (c.group === 'real' ? REAL_WORKER_SECONDS : 0)) : 0) +
+    (c.codegen === 'static' ? STATIC_SECONDS : 0) +
+    (c.cold ? coldRounds * c.cold.length * COLD_CHILD_SECONDS : 0);
 }
 
 /** Progress of one run over a list of cases. */

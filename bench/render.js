@@ -2,8 +2,9 @@
 
 /**
  * Renders bench/results/latest.json into bench/results/latest.svg, a bar chart of RustWriter's
- * ratios; into docs/benchmark.md's tables (speed, where the time goes, allocation, targets); and
- * into the README's table of gains by message shape, each between its markers. Renders
+ * ratios; into docs/benchmark.md's tables (speed, where the time goes, first encode and memory,
+ * allocation, targets); and into the README's table of gains by message shape and its table of real
+ * workloads, each between its markers. Renders
  * bench/results/lines.json (bench/lines.js, one short run per Node line) into docs/benchmark.md's
  * per-line summary and the README's. Only `npm run bench:update` (bench/index.js `--update`, after
  * a full run) and `npm run bench:lines -- --update` call it, right after writing their JSON: every
@@ -22,6 +23,7 @@ const DOC = path.join(__dirname, '..', 'docs', 'benchmark.md');
 const LINES = path.join(__dirname, 'results', 'lines.json');
 const SECTION_MARKERS = ['<!-- bench:start -->', '<!-- bench:end -->'];
 const GAINS_MARKERS = ['<!-- gains:start -->', '<!-- gains:end -->'];
+const REAL_MARKERS = ['<!-- real:start -->', '<!-- real:end -->'];
 const LINES_MARKERS = ['<!-- lines:start -->', '<!-- lines:end -->'];
 /** The Active LTS line, which the README's table must come from (its run line says so when it does not). */
 const ACTIVE_LTS = '26';
@@ -296,6 +298,7 @@ function renderSection(run) {
     '',
     ...run.notes.map((note) => `Noise: ${note}\n`),
     ...breakdownTable(run),
+    ...coldTable(run),
     'Allocated per op, JS heap + external memory, median of the measurement windows (in parentheses: beyond ' +
       'the bytes of the result itself; ~: the windows spread more than 10%)' +
       `${allocFlags ? `, measured in a separate process run with \`node ${allocFlags.join(' ')}\`` : ''}:`,
@@ -323,7 +326,7 @@ function renderSection(run) {
 function renderGains(run) {
   const ratio = (x) => (Number.isFinite(x) ? `${x.toFixed(2)}x` : 'n/a');
   const over = (c, of, by) => (c.contenders[of] && c.contenders[by] ? c.contenders[of].hz / c.contenders[by].hz : NaN);
-  const rows = run.cases.filter((c) => !c.error).map((c) => {
+  const rows = run.cases.filter((c) => !c.error && c.group !== 'real').map((c) => {
     const calls = c.breakdown && c.breakdown.nativeCallsPerOp;
     return tableRow([caseTitle(c), format.byteSize(c.bytes), ratio(over(c, 'rust', 'pbjs8')), ratio(over(c, 'rust-api', 'pbjs8')),
       ratio(over(c, 'rust-js', 'pbjs8')), ratio(over(c, 'rust7', 'pbjs7')), calls === null || calls === undefined ? 'n/a' : calls.toFixed(2)]);
@@ -344,6 +347,106 @@ function renderGains(run) {
     `${runLine(run)}. The margins and every other table are in [docs/benchmark.md](docs/benchmark.md).`,
     GAINS_MARKERS[1],
   ].join('\n');
+}
+
+/**
+ * A figure of the first-encode measurement as "1.23x [1.10x]" (median [best]).
+ * @param {{median: number, best: number}} f Figure
+ * @returns {string} Text
+ */
+function coldRatio(f) {
+  return `${format.ratio(f.median)} [${format.ratio(f.best)}]`;
+}
+
+/**
+ * An RSS difference in MB as "+12.3 [+8.1]" (median [best]).
+ * @param {{median: number, best: number}} f Figure
+ * @returns {string} Text
+ */
+function coldMB(f) {
+  const one = (x) => `${x < 0 ? '−' : '+'}${Math.abs(x).toFixed(1)}`;
+  return `${one(f.median)} [${one(f.best)}]`;
+}
+
+/**
+ * The cells of a case's first-encode comparisons: RustWriter (preload) in 8.8.1 vs protobufjs 8.8.1,
+ * and in 7.6.6 vs 7.6.6 where measured, joined by " / ".
+ * @param {object} c Case record
+ * @param {function(object): string} cell Formats one comparison
+ * @returns {string} Cell
+ */
+function coldCells(c, cell) {
+  if (!c.cold) return 'not measured';
+  if (c.cold.error) return `failed: ${c.cold.error}`;
+  return ['rust', 'rust7'].filter((key) => c.cold.ratios[key]).map((key) => cell(c.cold.ratios[key])).join(' / ');
+}
+
+/**
+ * The README's real-workload table: per real case, the steady-state ratios (medians of the rounds,
+ * the fastest rounds' in brackets), and from fresh processes the first encoded result and peak RSS
+ * against protobufjs's own.
+ * @param {object} run Parsed latest.json
+ * @returns {string} Markdown, markers included
+ */
+function renderReal(run) {
+  const cases = run.cases.filter((c) => c.group === 'real');
+  if (!cases.length) {
+    return [REAL_MARKERS[0], GENERATED, 'The last full run has no real-workload cases: rerun `npm run bench:update`.', REAL_MARKERS[1]].join('\n');
+  }
+  const both = (c, key) => (c.ratios[key] === undefined ? 'n/a'
+    : `${format.ratio(c.ratios[key])}${c.bestRatios && c.bestRatios[key] !== undefined ? ` [${format.ratio(c.bestRatios[key])}]` : ''}`);
+  const rows = cases.map((c) => (c.error ? tableRow([c.title, format.byteSize(c.bytes), `bytes differ, not timed: ${c.error}`, '', '', '', '', ''])
+    : tableRow([c.title, format.byteSize(c.bytes), both(c, 'pbjs8'), both(c, 'api'), both(c, 'pbjs7'), both(c, 'faster'),
+      coldCells(c, (r) => `${coldRatio(r.firstResult)}, first encode ${coldRatio(r.firstEncode)}`),
+      coldCells(c, (r) => coldMB(r.rssPeakMB))])));
+  const rounds = run.options.coldRounds;
+  return [
+    REAL_MARKERS[0],
+    GENERATED,
+    `Under Node ${run.node.replace(/^v/, '')}: schemas and data of real packages (bench/real/); steady state as above ` +
+      '(medians of the rounds, the fastest rounds\' ratio in brackets); first encode and memory in fresh processes as apps ' +
+      `start (${rounds} alternating rounds, medians [bests]): \`node -r protobufjs-rustwriter/register\` against protobufjs ` +
+      'alone, in 8.8.1 / in 7.6.6 where the case runs it:',
+    '',
+    tableRow(['message', 'size', 'RustWriter vs protobufjs 8.8.1', 'Writer API path, vs 8.8.1', 'RustWriter in 7.6.6 vs 7.6.6',
+      'RustWriter vs the faster protobufjs', 'start → first encoded result, vs protobufjs alone (first encode call alone)',
+      'peak RSS, MB above protobufjs alone']),
+    tableRow(['---', '--:', '--:', '--:', '--:', '--:', '--:', '--:']),
+    ...rows,
+    '',
+    `${runLine(run)}. What each case is and how it is measured: [docs/benchmark.md](docs/benchmark.md#real-workloads).`,
+    REAL_MARKERS[1],
+  ].join('\n');
+}
+
+/**
+ * docs/benchmark.md's first-encode table: per real case and contender, the figures of fresh processes.
+ * @param {object} run Parsed latest.json
+ * @returns {string[]} Markdown lines (none for a run without them)
+ */
+function coldTable(run) {
+  const cases = run.cases.filter((c) => c.cold && !c.cold.error);
+  if (!cases.length) return [];
+  const ms = (f) => `${Math.round(f.median)} [${Math.round(f.best)}]`;
+  const mb = (f) => `${(f.median / 2 ** 20).toFixed(1)} [${(f.best / 2 ** 20).toFixed(1)}]`;
+  const lines = [
+    tableRow(['case', 'contender', 'start → first result, ms', 'first encode call, ms', 'start-up (before the script), ms', 'schema, ms',
+      'data file, ms', 'input (decode, fromObject), ms', 'RSS after the first encode, MB', 'RSS after the steady period, MB', 'peak RSS, MB']),
+    tableRow(['---', '---', ...Array(9).fill('--:')]),
+  ];
+  for (const c of cases) {
+    for (const { name, figures: f } of Object.values(c.cold.contenders)) {
+      lines.push(tableRow([c.title, name, ms(f.firstResult), ms(f.firstEncode), ms(f.startup), ms(f.schema), ms(f.data),
+        ms(f.input), mb(f.rssFirst), mb(f.rssSteady), mb(f.rssPeak)]));
+    }
+  }
+  return [
+    `First encode and memory of the real workloads, in fresh processes (bench/cold.js; ${run.options.coldRounds} alternating ` +
+      `rounds, ${run.options.coldSteadyMs / 1000} s of encodes after the first; medians [bests]):`,
+    '',
+    ...lines,
+    '',
+  ];
 }
 
 /** The line every generated part starts with. */
@@ -419,8 +522,46 @@ function renderLinesSection(lines) {
     tableRow(['Node', ...ids]),
     tableRow(['---', ...ids.map(() => '--:')]),
     ...perCase,
+    ...linesRealTable(lines, false),
     LINES_MARKERS[1],
   ].join('\n');
+}
+
+/**
+ * The per-line table of the real workloads (bench/lines.js `real`): the wide case's steady ratios,
+ * first encoded result and peak RSS against protobufjs 8.8.1, and the real tile's ratio. Empty for
+ * runs made before they were added.
+ * @param {object} lines Parsed lines.json
+ * @param {boolean} marks Whether to mark each figure against its target (README) rather than show its
+ *   range (docs/benchmark.md)
+ * @returns {string[]} Markdown lines, a blank one first
+ */
+function linesRealTable(lines, marks) {
+  if (!lines.lines.some((l) => l.real)) return [];
+  const { targets } = lines;
+  const mark = (status) => (status === null ? '' : ` ${status === 'met' ? '✓' : status === 'noise' ? '✗ (noise)' : '✗'}`);
+  const steady = (f) => (f ? `${format.ratio(f.value)} [${format.ratio(f.best)}]${marks ? mark(f.status) : ''}` : 'n/a');
+  const cold = (f, show) => (f ? `${show(f.median)} [${show(f.best)}]${marks && f.status !== undefined ? mark(f.status) : ''}` : 'n/a');
+  const mb = (x) => `${x < 0 ? '−' : '+'}${Math.abs(x).toFixed(1)} MB`;
+  const rows = lines.lines.map((l) => {
+    const { wide, tile } = l.real || {};
+    return tableRow([l.node.replace(/^v/, ''), steady(wide && wide.rust8), steady(wide && wide.api8),
+      cold(wide && wide.firstResult, format.ratio), cold(wide && wide.firstEncode, format.ratio),
+      cold(wide && wide.rssPeakMB, mb), steady(tile && tile.rust8)]);
+  });
+  const wideId = (lines.lines.find((l) => l.real && l.real.wide) || { real: { wide: { id: 'temporal' } } }).real.wide.id;
+  return [
+    '',
+    `Real workloads per line (bench/real/): the wide case \`${wideId}\` (Temporal's schema) vs protobufjs 8.8.1, steady ` +
+      `(target ${format.ratio(targets.wide8)}; the fastest rounds' ratio in brackets), and in fresh processes with the preload ` +
+      `(medians [bests]): start → first encoded result (target at most ${format.ratio(targets.firstResult)}), the first encode ` +
+      `call alone, peak RSS (at most +${targets.peakRssMB} MB); the real vector tile (target ${format.ratio(targets.tile8)}):`,
+    '',
+    tableRow(['Node', 'wide case: RustWriter', 'Writer API path', 'first encoded result', 'first encode call', 'peak RSS',
+      'real tile: RustWriter']),
+    tableRow(['---', '--:', '--:', '--:', '--:', '--:', '--:']),
+    ...rows,
+  ];
 }
 
 /**
@@ -440,10 +581,11 @@ function renderLinesSummary(lines) {
     tableRow(['---', '--:', '--:', '--:', '--:']),
     ...lines.lines.map((l) => tableRow([l.node.replace(/^v/, ''), verdictMark(l.summary.own8), verdictMark(l.summary.everyday8),
       `${verdictMark(l.summary.least8)}, ${l.summary.least8.id}`, verdictMark(l.summary.everyday7)])),
+    ...linesRealTable(lines, true),
     '',
-    `Runs of ${lines.date.slice(0, 10)}, ${format.commitLine(lines)}, shorter than the table's (the everyday cases only, ` +
-      'five contenders, no allocation): how they were made, their ranges and per-case ratios are in ' +
-      '[docs/benchmark.md](docs/benchmark.md#node-lines).',
+    `Runs of ${lines.date.slice(0, 10)}, ${format.commitLine(lines)}, shorter than the table's (the everyday cases ` +
+      `${lines.lines.some((l) => l.real) ? 'and two real workloads' : 'only'}, five contenders, no allocation): how they were made, ` +
+      'their ranges and per-case ratios are in [docs/benchmark.md](docs/benchmark.md#node-lines).',
     LINES_MARKERS[1],
   ].join('\n');
 }
@@ -465,8 +607,9 @@ function main({ latest = true, lines = true } = {}) {
     fs.writeFileSync(SVG, renderSvg(run));
     replaceSection(DOC, SECTION_MARKERS, renderSection(run));
     replaceSection(README, GAINS_MARKERS, renderGains(run));
+    replaceSection(README, REAL_MARKERS, renderReal(run));
     wrote.push(`${path.relative(process.cwd(), RESULTS)} into ${path.relative(process.cwd(), SVG)}, docs/benchmark.md's tables ` +
-      'and the README\'s table of gains');
+      'and the README\'s tables of gains and of real workloads');
   }
   if (lines && fs.existsSync(LINES)) {
     const summary = JSON.parse(fs.readFileSync(LINES, 'utf8'));
@@ -478,5 +621,5 @@ function main({ latest = true, lines = true } = {}) {
 }
 
 module.exports = {
-  main, renderSection, renderGains, renderSvg, renderLinesSection, renderLinesSummary, RESULTS, LINES,
+  main, renderSection, renderGains, renderReal, renderSvg, renderLinesSection, renderLinesSummary, RESULTS, LINES,
 };

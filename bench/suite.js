@@ -83,7 +83,7 @@ function roundsOf(id) {
  *   CONTENDERS, reference first
  * @param {function(Worker): Promise<*>} [extra] Run on each worker after timing (native calls)
  * @returns {Promise<{bytes: number, error: string|null, results: Array<{key: string, name: string, hz: number,
- *   rme: number, samples: number}>, extras: Object<string, *>}>} Results in contender order (none if
+ *   rme: number, samples: number, best: number}>, extras: Object<string, *>}>} Results in contender order (none if
  *   the bytes differ), and what `extra` gave per key
  */
 async function runCase(id, contenders, extra = null) {
@@ -119,6 +119,9 @@ async function runCase(id, contenders, extra = null) {
         // The larger of the median round's own error and the spread between the middle rounds.
         rme: Math.max(median.rme, (100 * (high.hz - low.hz)) / 2 / median.hz),
         samples: benches.reduce((sum, bench) => sum + bench.samples, 0),
+        // The fastest round: this machine's noise comes in bursts that slow every process alike, so
+        // the best rounds of two contenders compare them on the quiet machine (bench/cold.js).
+        best: byHz[byHz.length - 1].hz,
       };
     });
     const after = await checkBytes(workers, 'after timing');

@@ -40,6 +40,24 @@ const GEOMEAN_VS_7 = 3.0;
 const VS_8 = { 'packed-typed': 1.5, bytes: 1.5, strings: 1.5 };
 const EACH_VS_FASTER = 1.0;
 /**
+ * Issue 37, the real workloads (bench/cases.js group `real`). On the wide-schema cases (`wide`:
+ * Temporal's, 1,061 types), RustWriter at least as fast as protobufjs 8.8.1 (WIDE_VS_8) and as its own
+ * Writer-API path (WIDE_VS_API, within noise). On the real decoded vector tile, REAL_TILE_VS_8, as on
+ * the modelled one. On every real case with a first-encode measurement (bench/cold.js), RustWriter
+ * through the preload (in protobufjs 8.8.1, and in 7.6.6 where the case runs it) against protobufjs of
+ * the same major alone: the time from process start to the first encoded result at most
+ * FIRST_RESULT_VS_OWN times protobufjs's, and peak RSS at most PEAK_RSS_MB above it.
+ */
+const WIDE_VS_8 = 1.0;
+const WIDE_VS_API = 1.0;
+const REAL_TILE = 'tile-real';
+const REAL_TILE_VS_8 = 1.5;
+const FIRST_RESULT_VS_OWN = 1.2;
+const PEAK_RSS_MB = 15;
+/** The preload contenders the first-encode targets apply to, with their protobufjs (bench/cold.js OWN). */
+const COLD_TARGETED = ['rust', 'rust7'];
+
+/**
  * RustWriter's bytes allocated per op (JS heap + external, bench/alloc.js) in the last published
  * run on each Node line (bench/results/latest.json as committed with the README): `[median, spread]`
  * per case, the spread being (max − min) / median of its windows. No case may allocate more now, on
@@ -83,6 +101,7 @@ const VERDICTS = {
   met: 'met',
   noise: 'missed (within noise: the margins of the two timings overlap the target)',
   allocNoise: 'missed (within noise: the spreads of the two measurements overlap the target)',
+  coldNoise: 'missed (within noise: the bests of the fresh processes reach the target)',
   missed: 'missed',
 };
 /**
@@ -115,15 +134,19 @@ function ratioRange(a, b) {
  * One target row with its verdict.
  * @param {object} spec `what` is compared, `short` name, `threshold`, `atMost` (the value must not
  *   exceed the threshold, else reach it), `value` measured, `range` [low, high] within the
- *   margins, `detail` on what was measured, `noise` the verdict of a miss within the margins
+ *   margins, `detail` on what was measured, `noise` the verdict of a miss within the margins,
+ *   `unit` of value and threshold (`x`, a ratio, unless `MB`)
  * @returns {object} Row: the spec plus `status` (met, noise, missed) and `verdict`
  */
-function row({ what, short, threshold, atMost = false, value, range, detail = '', noise = VERDICTS.noise }) {
+function row({ what, short, threshold, atMost = false, value, range, detail = '', noise = VERDICTS.noise, unit = 'x' }) {
   let status;
   if (atMost ? value <= threshold : value >= threshold) status = 'met';
   else if (atMost ? range[0] <= threshold : range[1] >= threshold) status = 'noise';
   else status = 'missed';
-  return { what, short, threshold, atMost, value, range, detail, status, verdict: status === 'noise' ? noise : VERDICTS[status] };
+  return {
+    what, short, threshold, atMost, value, range, detail, status, verdict: status === 'noise' ? noise : VERDICTS[status],
+    ...(unit !== 'x' && { unit }),
+  };
 }
 
 /**
@@ -224,6 +247,39 @@ function allocationRow(measured, published) {
 }
 
 /**
+ * The first-encode targets of one case's cold record, for each targeted contender it measured. A
+ * figure of fresh processes has no margin of error; its range is what the ratio of the medians and
+ * the ratio of the bests span (this machine's bursts of noise slow whole processes: a miss whose
+ * best-of reaches the target is called noise).
+ * @param {object} c Case record with `cold`
+ * @returns {object[]} Target rows
+ */
+function coldRows(c) {
+  const rows = [];
+  const span = (f) => [Math.min(f.median, f.best), Math.max(f.median, f.best)];
+  for (const key of COLD_TARGETED) {
+    const r = c.cold.ratios[key];
+    if (!r) continue;
+    const [name, over] = [c.cold.contenders[key].name, c.cold.contenders[r.over].name];
+    rows.push(row({
+      what: `${c.title}: ${name} vs ${over}, time from process start to the first encoded result (medians; bests in the range)`,
+      short: `${c.id} first result, ${key} vs ${r.over}`,
+      threshold: FIRST_RESULT_VS_OWN, atMost: true, value: r.firstResult.median, range: span(r.firstResult),
+      detail: `${r.firstResultDeltaMs.median < 0 ? '−' : '+'}${Math.abs(Math.round(r.firstResultDeltaMs.median))} ms; first encode call alone ` +
+        `${r.firstEncode.median.toFixed(2)}x`,
+      noise: VERDICTS.coldNoise,
+    }));
+    rows.push(row({
+      what: `${c.title}: ${name} vs ${over}, peak RSS above protobufjs's, MB (medians; bests in the range)`,
+      short: `${c.id} peak RSS, ${key} vs ${r.over}`,
+      threshold: PEAK_RSS_MB, atMost: true, value: r.rssPeakMB.median, range: span(r.rssPeakMB), unit: 'MB',
+      noise: VERDICTS.coldNoise,
+    }));
+  }
+  return rows;
+}
+
+/**
  * Evaluates every target a run's cases allow: a geometric mean when every case of its set was timed
  * with both its contenders, a per-case target on each case timed with its contenders, allocation
  * over the cases measured.
@@ -257,6 +313,13 @@ function evaluateTargets(cases, names, version = process.version) {
   if (allocated.length) targets.push(allocationRow(allocated, published));
   else if (!published) skipped.push(`allocation (no run published from Node ${version}'s line to compare with)`);
   else skipped.push('allocation (no case measured)');
+  for (const c of byId.values()) {
+    if (c.wide && timedAll(c, ['rust', 'pbjs8'])) targets.push(caseRow(c, 'rust', 'pbjs8', WIDE_VS_8, names, 'a wide schema'));
+    if (c.wide && timedAll(c, ['rust', 'rust-api'])) targets.push(caseRow(c, 'rust', 'rust-api', WIDE_VS_API, names, 'a wide schema'));
+  }
+  const tile = byId.get(REAL_TILE);
+  if (tile && timedAll(tile, ['rust', 'pbjs8'])) targets.push(caseRow(tile, 'rust', 'pbjs8', REAL_TILE_VS_8, names, 'real data'));
+  for (const c of byId.values()) if (c.cold && !c.cold.error) targets.push(...coldRows(c));
   const untimed = Object.keys(VS_8).filter((id) => !byId.has(id));
   if (untimed.length) skipped.push(`${untimed.join(', ')} vs ${names.pbjs8} (cases not timed)`);
   return { targets, skipped };
@@ -264,5 +327,6 @@ function evaluateTargets(cases, names, version = process.version) {
 
 module.exports = {
   evaluateTargets, geometricMean, ratioRange, targetRow: row, VERDICTS, PUBLISHED_ALLOC, OWN_THREE, EVERYDAY,
-  GEOMEAN_VS_8, LEAST_VS_8, GEOMEAN_VS_7,
+  GEOMEAN_VS_8, LEAST_VS_8, GEOMEAN_VS_7, WIDE_VS_8, WIDE_VS_API, REAL_TILE, REAL_TILE_VS_8, FIRST_RESULT_VS_OWN,
+  PEAK_RSS_MB,
 };
