@@ -373,6 +373,10 @@ function typeFor(c, contender, statics) {
 function checkContender(c, contender, T, m) {
   const { copy, Rust, compiled, testing } = setupOf(contender);
   if (c.codegen !== 'static') {
+    // A Type is compiled at its `promoteAfter`-th message (lib/encoders/compile.js, "Tiers"): these
+    // encodes are an app's first messages, before any timing.
+    const message = c.mode === 'stream' ? m[0] : m;
+    if (compiled) for (let i = testing.configure({}).promoteAfter; i > 0; --i) T.encode(message).finish();
     // Compiled by this contender's own package instance, not merely by one of them.
     const isCompiled = testing.isCompiled(T.encode);
     if (isCompiled !== compiled) {
