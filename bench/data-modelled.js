@@ -4,7 +4,7 @@
  * Seeded sample messages of the cases modelled on the messages protobuf.js users encode (the three
  * of ../shared/reference/performance-facts.md): `common` (bench/fixtures/common.proto), `catalog`
  * (catalog.proto) and `tile` (vector_tile.proto, the Mapbox Vector Tile schema). Builders take a
- * `prng` (test/helpers.js) and return plain objects; bench/cases.js turns the tile into what
+ * `prng` (tools/seeded.js) and return plain objects; bench/cases.js turns the tile into what
  * `Type.decode` leaves (see its `decoded` flag). Like bench/data.js, no singular proto3 field is
  * ever at its default value.
  */

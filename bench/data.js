@@ -2,7 +2,7 @@
 
 /**
  * Seeded sample messages of `npm run bench`, one builder per message shape of
- * bench/fixtures/bench.proto. Every builder takes a `prng` (test/helpers.js) and returns plain
+ * bench/fixtures/bench.proto. Every builder takes a `prng` (tools/seeded.js) and returns plain
  * objects, never `fromObject` results: `fromObject` would turn 64-bit numbers into `Long`s and
  * typed arrays into arrays, and the benchmark measures exactly those inputs.
  *

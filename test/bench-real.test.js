@@ -16,7 +16,7 @@ const { jsonable } = require('../bench/cold');
 const { revive } = require('../bench/cold-child');
 const { Filler } = require('../bench/real/fill');
 const temporal = require('../bench/real/temporal');
-const { prng } = require('./helpers');
+const { prng } = require('../tools/seeded');
 
 const REAL = CASES.filter((c) => c.group === 'real');
 

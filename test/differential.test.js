@@ -8,7 +8,8 @@
 
 const assert = require('assert');
 const Long = require('long');
-const { runBoth, prng, PATHS, withPath } = require('./helpers');
+const { runBoth, PATHS, withPath } = require('./helpers');
+const { prng } = require('../tools/seeded');
 
 const COUNT = Number(process.env.DIFF_COUNT || 20000);
 const FIRST_SEED = Number(process.env.DIFF_SEED || 0x5eed);

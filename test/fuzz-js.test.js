@@ -2,7 +2,7 @@
 
 /**
  * `npm run fuzz:js`, short: seeded hostile call sequences through RustWriter and protobufjs
- * 8.8.1 on the four paths (fuzz/js/paths.js), each in child processes, then the checker's own
+ * 8.8.1 on the four paths (fuzz/paths.js), each in child processes, then the checker's own
  * tests: a corrupted byte, a kept result changed within its sequence or later, a crash and a
  * hang must each be caught with the sequence's seed, and every entry of fuzz/js/known-bugs.js
  * must still fail as it says.
@@ -14,7 +14,7 @@
 const assert = require('assert');
 const { fuzz, format } = require('../fuzz/js/run');
 const { KNOWN_BUGS } = require('../fuzz/js/known-bugs');
-const { PATH_NAMES } = require('../fuzz/js/paths');
+const { PATH_NAMES } = require('../fuzz/paths');
 
 const COUNT = Number(process.env.FUZZ_JS_COUNT || 1500);
 /** Child processes at a time: the machines this runs on have two cores. */
@@ -31,7 +31,7 @@ function replay(repro) {
   const fs = require('fs');
   const os = require('os');
   const path = require('path');
-  const { PATHS } = require('../fuzz/js/paths');
+  const { PATHS } = require('../fuzz/paths');
   const file = path.join(os.tmpdir(), `fuzz-js-replay-${process.pid}-${repro.desc.seed}.json`);
   fs.writeFileSync(file, JSON.stringify(repro.desc));
   try {

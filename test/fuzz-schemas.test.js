@@ -3,7 +3,7 @@
 /**
  * `npm run fuzz:schemas`, short: seeded random schemas and messages (fuzz/schemas/) encoded after
  * `install()` and with protobufjs's own encoder and writer, on protobufjs 8.8.1 and 7.6.6 and on
- * the four paths of fuzz/js/paths.js, each in child processes; then the checker's own tests: a
+ * the four paths of fuzz/paths.js, each in child processes; then the checker's own tests: a
  * corrupted subject byte, a subject that reads a getter once too often, encoders that miss a
  * schema change, a crashed and a hung batch must each be caught with the case's seed, and a
  * failure must shrink to a runnable script.
@@ -17,7 +17,7 @@ const path = require('path');
 const { fuzz, format } = require('../fuzz/schemas/run');
 const { KNOWN_BUGS } = require('../fuzz/schemas/known-bugs');
 const { FIXED_BUGS } = require('../fuzz/schemas/fixed-bugs');
-const { PATH_NAMES, PATHS } = require('../fuzz/js/paths');
+const { PATH_NAMES, PATHS } = require('../fuzz/paths');
 
 const COUNT = Number(process.env.FUZZ_SCHEMAS_COUNT || 40);
 /** Child processes at a time: the machines this runs on have two cores. */

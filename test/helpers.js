@@ -99,19 +99,4 @@ function bothHex(write) {
   };
 }
 
-/** Small deterministic PRNG (mulberry32). */
-function prng(seed) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  next.int = (n) => Math.floor(next() * n);
-  next.pick = (list) => list[next.int(list.length)];
-  return next;
-}
-
-module.exports = { runBoth, runOurs, bothHex, referenceWriter, prng, PATHS, withPath };
+module.exports = { runBoth, runOurs, bothHex, referenceWriter, PATHS, withPath };

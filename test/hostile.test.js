@@ -9,7 +9,7 @@
 
 const assert = require('assert');
 const protobuf = require('protobufjs');
-const { prng } = require('./helpers');
+const { prng } = require('../tools/seeded');
 const P = require('../protocol.json');
 
 const native = require('..').RustWriter.native;

@@ -9,7 +9,8 @@
 const assert = require('assert');
 const Long = require('long');
 const { RustWriter, install, uninstall } = require('..');
-const { runBoth, prng } = require('./helpers');
+const { runBoth } = require('./helpers');
+const { prng } = require('../tools/seeded');
 
 const METHODS = ['int64', 'uint64', 'sint64', 'fixed64', 'sfixed64'];
 

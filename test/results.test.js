@@ -12,7 +12,7 @@ const crypto = require('crypto');
 const { Worker } = require('worker_threads');
 const protobuf = require('protobufjs');
 const { RustWriter } = require('..');
-const { prng } = require('./helpers');
+const { prng } = require('../tools/seeded');
 
 /** Messages per run (the fast version; `RESULTS_COUNT=1000000` for a long run). */
 const COUNT = Number(process.env.RESULTS_COUNT || 100000);

@@ -2,29 +2,11 @@
 
 /**
  * Seeded, realistic messages for bench/apps/ (plain objects, as an app builds them): events for the
- * producer, orders for the gRPC server. Nothing here loads protobufjs or this package, so that the
- * "protobufjs alone" process loads neither.
+ * producer, orders for the gRPC server. Nothing here loads protobufjs or this package (nor does
+ * tools/seeded.js), so that the "protobufjs alone" process loads neither.
  */
 
-/**
- * A seeded generator of numbers in [0, 1) (mulberry32), with `int(n)` and `pick(list)`: test/helpers.js's,
- * written again here because that module loads protobufjs and this package.
- * @param {number} seed Seed
- * @returns {{(): number, int: (n: number) => number, pick: (list: Array) => *}} Generator
- */
-function prng(seed) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  next.int = (n) => Math.floor(next() * n);
-  next.pick = (list) => list[next.int(list.length)];
-  return next;
-}
+const { prng } = require('../../tools/seeded');
 
 const WORDS = ['checkout', 'search', 'login', 'cart', 'payment', 'shipping', 'profile', 'review', 'wishlist', 'refund'];
 const UNITS = ['ms', 'bytes', 'count', 'percent'];
@@ -95,4 +77,4 @@ function orders(count, seed) {
   });
 }
 
-module.exports = { events, orders, prng };
+module.exports = { events, orders };

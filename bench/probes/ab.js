@@ -74,7 +74,7 @@ const TIME_MS = 1000;
  */
 function child(dir, id, api) {
   const protobuf = require('protobufjs');
-  const { prng } = require('../../test/helpers');
+  const { prng } = require('../../tools/seeded');
   const c = CASES[id];
   const builders = { ...require('../data-modelled'), stream: require('../data').stream };
   const { install } = require(path.resolve(dir));

@@ -11,7 +11,7 @@
 
 const { CASES, prepareCase } = require('../cases');
 const { blobs } = require('../data');
-const { prng } = require('../../test/helpers');
+const { prng } = require('../../tools/seeded');
 
 const rounds = Number(process.argv[2] || 15);
 const c = CASES.find((x) => x.id === 'bytes');

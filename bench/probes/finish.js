@@ -10,7 +10,7 @@
 
 const path = require('path');
 const protobuf = require('protobufjs');
-const { prng } = require('../../test/helpers');
+const { prng } = require('../../tools/seeded');
 const builders = require('../data-modelled');
 
 const CASES = {

@@ -51,21 +51,13 @@
 
 const path = require('path');
 const { execFileSync } = require('child_process');
+const { prng } = require('../../tools/seeded');
 
 const ROOT = path.join(__dirname, '..', '..');
 const OTLP_DIR = path.dirname(require.resolve('@opentelemetry/otlp-transformer/package.json', { paths: [ROOT] }));
 const SEED = 24;
 const WARM_MS = 1500;
 const TIME_MS = 1500;
-
-/**
- * A seeded PRNG (test/helpers.js's).
- * @param {number} seed Seed
- * @returns {function(): number} Numbers in [0, 1), with `int(n)` and `pick(list)`
- */
-function prng(seed) {
-  return require('../../test/helpers').prng(seed);
-}
 
 /**
  * Lowercase hex of `bytes` random bytes.

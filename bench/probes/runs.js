@@ -15,7 +15,7 @@
  */
 
 const { RustWriter, _testing } = require('../..');
-const { prng } = require('../../test/helpers');
+const { prng } = require('../../tools/seeded');
 
 const LENGTHS = [16, 32, 64, 128, 192, 256, 384, 512, 1024, 4096, 16384];
 const ROUNDS = 5;

@@ -16,7 +16,7 @@
  */
 
 const Long = require('long');
-const { prng } = require('../../test/helpers');
+const { prng } = require('../../tools/seeded');
 
 const ROUNDS = Number(process.argv[2] || 7);
 const COUNT = 3400;

@@ -46,7 +46,7 @@ const TWO_53 = 2 ** 53;
 
 /**
  * An integer in [lo, hi].
- * @param {Function} rnd prng (test/helpers.js)
+ * @param {Function} rnd prng (tools/seeded.js)
  * @param {number} lo Least
  * @param {number} hi Most
  * @returns {number} Integer
@@ -165,7 +165,7 @@ const WELL_KNOWN = {
  */
 class Filler {
   /**
-   * @param {Function} rnd prng (test/helpers.js)
+   * @param {Function} rnd prng (tools/seeded.js)
    * @param {object} [options] DEFAULTS' keys, and `overrides`: by Type full name (`.pkg.Name`), a
    *   function `({rnd, filler, depth}) => object` that makes that Type's value (the well-known
    *   Timestamp and Duration have one)

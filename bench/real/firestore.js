@@ -186,7 +186,7 @@ function schema() {
 
 /**
  * The case's message: a commit of WRITES writes in a transaction.
- * @param {Function} rnd prng (test/helpers.js)
+ * @param {Function} rnd prng (tools/seeded.js)
  * @returns {object} CommitRequest as the client hands it to gRPC's serializer
  */
 function build(rnd) {

@@ -143,7 +143,7 @@ function eventKinds(rnd, members) {
 
 /**
  * The case's message: a workflow task with HISTORY_EVENTS history events.
- * @param {Function} rnd prng (test/helpers.js)
+ * @param {Function} rnd prng (tools/seeded.js)
  * @param {object} root A resolved Root of the schema (any protobufjs copy)
  * @returns {object} PollWorkflowTaskQueueResponse as plain objects
  */

@@ -23,7 +23,7 @@
 
 const fs = require('fs');
 const path = require('path');
-const { PATHS } = require('./paths');
+const { PATHS } = require('../paths');
 const { parseArgs, send } = require('../batches');
 
 const args = parseArgs(process.argv.slice(2), { store: 50000, checkEvery: 5000 });
@@ -37,7 +37,7 @@ const { keepNaNBits, noteFieldStarts } = require('./world');
 const { generate } = require('./generate');
 const { ResultStore } = require('./results');
 const { classify } = require('./known-bugs');
-const { prng } = require('../../test/helpers');
+const { prng } = require('../../tools/seeded');
 
 if (RustWriter.native !== (route.env.PROTOBUFJS_RUSTWRITER === 'native')) {
   throw new Error(`fuzz:js: path ${args.path} wants the addon ${route.env.PROTOBUFJS_RUSTWRITER === 'native' ? 'loaded' : 'not loaded'}`);

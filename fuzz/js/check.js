@@ -21,7 +21,8 @@
  * and the module must still encode correctly (a health probe).
  */
 
-const { World, keptByRef, convertedRun, className, canaryBytes } = require('./world');
+const { World, keptByRef, convertedRun, canaryBytes } = require('./world');
+const { className } = require('../values');
 const { digest } = require('./results');
 
 /** Failure kinds, in the order a step checks them. */

@@ -18,8 +18,8 @@
  * finished at the end.
  */
 
-const { prng } = require('../../test/helpers');
-const { num } = require('./values');
+const { prng } = require('../../tools/seeded');
+const { num } = require('../values');
 
 const SCALAR_32 = ['uint32', 'int32', 'sint32', 'fixed32', 'sfixed32', 'float', 'double'];
 const SCALAR_64 = ['uint64', 'int64', 'sint64', 'fixed64', 'sfixed64'];

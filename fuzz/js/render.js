@@ -10,12 +10,14 @@
  * (world.js models them), the transcripts differ there by design.
  */
 
-const { LONG_METHODS, mulberry, element, isDetached } = require('./values');
+const { LONG_METHODS, isDetached } = require('./values');
+const { element } = require('../values');
+const { prng } = require('../../tools/seeded');
 const { canaryBytes } = require('./world');
 
 /** Helpers every script carries (the data generators are values.js's own functions). */
 const PRELUDE = `
-${mulberry.toString()}
+${prng.toString()}
 ${element.toString()}
 ${isDetached.toString()}
 const TYPED = { Int8Array, Uint8Array, Int16Array, Uint16Array, Int32Array, Uint32Array, Float32Array, Float64Array, BigInt64Array, BigUint64Array };
@@ -23,9 +25,9 @@ const typedLength = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Int8Ar
 const hex = (b) => Buffer.from(b.buffer, b.byteOffset, b.length).toString('hex');
 const toLong = (b) => { const u = BigInt.asUintN(64, b); return Long.fromBits(Number(u & 0xffffffffn) | 0, Number(u >> 32n) | 0); };
 /** n seeded elements (fuzz/js/values.js) */
-function seeded(n, seed, dist) { const r = mulberry(seed); return Array.from({ length: n }, () => element(r, dist)); }
+function seeded(n, seed, dist) { const r = prng(seed); return Array.from({ length: n }, () => element(r, dist)); }
 /** seeded bytes */
-function data(n, seed) { const r = mulberry(seed); return Buffer.from(Array.from({ length: n }, () => Math.floor(r() * 256))); }
+function data(n, seed) { const r = prng(seed); return Buffer.from(Array.from({ length: n }, () => Math.floor(r() * 256))); }
 /** a typed array as fuzz/js/values.js makeTyped makes it */
 function typed(type, values, o, lengthGetter) {
   const Type = TYPED[type], size = Type.BYTES_PER_ELEMENT, n = values.length, offset = (o.offset || 0) * size;
@@ -46,7 +48,7 @@ function mutate(list, how, by, seed) {
     else if (how === 'shrink' && ab.resizable) ab.resize(Math.max(0, ab.byteLength - by));
     else if (how === 'grow' && ab.resizable) ab.resize(Math.min(ab.maxByteLength, ab.byteLength + by));
     else if (how === 'write') {
-      const r = mulberry(seed), n = typedLength.call(ta), big = ta instanceof BigInt64Array || ta instanceof BigUint64Array;
+      const r = prng(seed), n = typedLength.call(ta), big = ta instanceof BigInt64Array || ta instanceof BigUint64Array;
       for (let i = Math.floor(r() * n); i < n; i += 1 + Math.floor(r() * 8)) {
         const x = Math.floor(r() * 4294967296);
         ta[i] = big ? BigInt(x) << 20n : ta instanceof Float32Array || ta instanceof Float64Array ? x / 7 : x;

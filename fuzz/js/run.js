@@ -23,7 +23,7 @@
 const fs = require('fs');
 const path = require('path');
 const { runBatch, withJsonFile, runTasks } = require('../batches');
-const { PATHS, PATH_NAMES } = require('./paths');
+const { PATHS, PATH_NAMES } = require('../paths');
 const { classify, KNOWN_BUGS } = require('./known-bugs');
 const { render } = require('./render');
 const { shrink } = require('./shrink');

@@ -8,7 +8,8 @@
  * out), until no pass helps or the time is up.
  */
 
-const { num, typedValues } = require('./values');
+const { typedValues } = require('./values');
+const { num } = require('../values');
 
 /**
  * @param {object} failure Failure record (check.js), with `desc`

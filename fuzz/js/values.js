@@ -20,6 +20,8 @@
  */
 
 const Long = require('long');
+const { prng } = require('../../tools/seeded');
+const { num, numValue, element } = require('../values');
 
 const TYPED = {
   Int8Array, Uint8Array, Int16Array, Uint16Array, Int32Array, Uint32Array, Float32Array, Float64Array,
@@ -52,24 +54,6 @@ const LONG_METHODS = new Set(['uint64', 'int64', 'sint64', 'fixed64', 'sfixed64'
 class HostileError extends Error {}
 
 /**
- * @param {number} v Number
- * @returns {object} Its description
- */
-function num(v) {
-  if (Object.is(v, -0)) return { k: 'num', v: '-0' };
-  return { k: 'num', v: Number.isFinite(v) ? v : String(v) };
-}
-
-/**
- * @param {object} d A `num` description
- * @returns {number} Its number
- */
-function numValue(d) {
-  if (typeof d.v === 'number') return d.v;
-  return d.v === '-0' ? -0 : Number(d.v);
-}
-
-/**
  * The `Long` equal to a BigInt taken mod 2^64.
  * @param {bigint} b Value
  * @returns {Long} Long
@@ -79,47 +63,6 @@ function toLong(b) {
   return Long.fromBits(Number(u & 0xffffffffn) | 0, Number(u >> 32n) | 0, false);
 }
 
-/** Deterministic PRNG (mulberry32) for data inside a description; the renderer prints the same. */
-function mulberry(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/**
- * Element `i` of seeded typed-array data.
- * @param {function(): number} r mulberry generator
- * @param {string} dist `small` (0..127), `word` (any 32 bits), `edge` (varint length edges),
- * `float` (with NaN, -0, ±Infinity, tiny and huge values), `big` (64-bit BigInts)
- * @returns {number|bigint} Element
- */
-function element(r, dist) {
-  const x = r();
-  switch (dist) {
-    case 'small': return Math.floor(x * 128);
-    case 'word': return Math.floor(x * 4294967296) - 2147483648;
-    case 'edge': {
-      const k = 1 + Math.floor(x * 5);
-      return 2 ** (7 * k) - (r() < 0.5 ? 1 : 0) - (r() < 0.3 ? 2 ** 31 : 0);
-    }
-    case 'float': {
-      const y = r();
-      if (y < 0.05) return NaN;
-      if (y < 0.1) return -0;
-      if (y < 0.13) return r() < 0.5 ? Infinity : -Infinity;
-      if (y < 0.2) return (r() - 0.5) * 1e-40;
-      return (r() - 0.5) * 2 ** Math.floor(r() * 80);
-    }
-    default:
-      return BigInt.asIntN(64, (BigInt(Math.floor(x * 4294967296)) << 32n) | BigInt(Math.floor(r() * 4294967296)));
-  }
-}
-
 /**
  * The elements of a `typed` description (inline `values`, or `n` seeded ones).
  * @param {object} d Description
@@ -127,7 +70,7 @@ function element(r, dist) {
  */
 function typedValues(d) {
   if (d.values) return d.values.map((v) => (typeof v === 'string' ? BigInt(v) : numValue(num(v))));
-  const r = mulberry(d.seed);
+  const r = prng(d.seed);
   const out = new Array(d.n);
   for (let i = 0; i < d.n; i++) out[i] = element(r, d.dist);
   return out;
@@ -141,7 +84,7 @@ function typedValues(d) {
  */
 function dataBytes(d, world) {
   if (d.k === 'canary') return Buffer.from(world.canary(d.of));
-  const r = mulberry(d.seed);
+  const r = prng(d.seed);
   const b = Buffer.allocUnsafe(d.n);
   for (let i = 0; i < d.n; i++) b[i] = Math.floor(r() * 256);
   return b;
@@ -364,6 +307,6 @@ function plainLength(d) {
 }
 
 module.exports = {
-  TYPED, LONG_METHODS, HostileError, typedLength, isDetached, num, numValue, toLong, mulberry, element, typedValues,
+  TYPED, LONG_METHODS, HostileError, typedLength, isDetached, toLong, typedValues,
   dataBytes, materialize, plainLength,
 };

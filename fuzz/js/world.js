@@ -50,7 +50,9 @@
  * is no longer compared; its RustWriter results are still checked for invariants (check.js).
  */
 
-const { materialize, LONG_METHODS, HostileError, typedLength, toLong, mulberry, plainLength, isDetached } = require('./values');
+const { materialize, LONG_METHODS, HostileError, typedLength, toLong, plainLength, isDetached } = require('./values');
+const { prng } = require('../../tools/seeded');
+const { className } = require('../values');
 
 /** Methods that change a writer. */
 const MUTATING = new Set(['uint32', 'int32', 'sint32', 'uint64', 'int64', 'sint64', 'bool', 'fixed32', 'sfixed32',
@@ -160,15 +162,6 @@ function convertedRun(method, d, t, runs) {
 }
 
 /**
- * @param {*} err Anything thrown
- * @returns {string} Its class name
- */
-function className(err) {
-  if (err === null || typeof err !== 'object') return `non-object ${typeof err}`;
-  return err.constructor && err.constructor.name ? err.constructor.name : 'object';
-}
-
-/**
  * A 32-bit hash of a string (FNV-1a), for canaries.
  * @param {string} s String
  * @returns {number} Hash
@@ -186,7 +179,7 @@ function hash32(s) {
  * @returns {Buffer} Bytes
  */
 function canaryBytes(seed, name) {
-  const r = mulberry(hash32(`${seed}:${name}`));
+  const r = prng(hash32(`${seed}:${name}`));
   const b = Buffer.allocUnsafe(8);
   for (let i = 0; i < 8; i++) b[i] = Math.floor(r() * 256);
   b[0] = 0xc7; // never a small varint: a canary cannot start inside ordinary small data
@@ -575,7 +568,7 @@ class World {
       else if (step.how === 'shrink' && ab.resizable) ab.resize(Math.max(0, ab.byteLength - step.by));
       else if (step.how === 'grow' && ab.resizable) ab.resize(Math.min(ab.maxByteLength, ab.byteLength + step.by));
       else if (step.how === 'write') {
-        const r = mulberry(step.seed);
+        const r = prng(step.seed);
         const n = typedLength.call(ta);
         const big = ta instanceof BigInt64Array || ta instanceof BigUint64Array;
         for (let i = Math.floor(r() * n); i < n; i += 1 + Math.floor(r() * 8)) {
@@ -708,5 +701,5 @@ function noteFieldStarts(protobuf) {
 }
 
 module.exports = {
-  keepNaNBits, noteFieldStarts, convertedRun, World, keptByRef, brokenLength, className, canaryBytes, MUTATING,
+  keepNaNBits, noteFieldStarts, convertedRun, World, keptByRef, brokenLength, canaryBytes, MUTATING,
   FIXED_PACKED };

@@ -2,7 +2,7 @@
 
 /**
  * One child process of `npm run fuzz:schemas`: runs cases (case.js) on one protobufjs version and
- * one path (fuzz/js/paths.js) and writes one JSON object a line to stdout for the parent
+ * one path (fuzz/paths.js) and writes one JSON object a line to stdout for the parent
  * (run.js): each failure, or only the id of a known bug's (known-bugs.js). Modes:
  *
  *   node fuzz/schemas/batch.js --version V --path P --seed S --count N   cases S … S+N-1
@@ -23,7 +23,7 @@
  */
 
 const fs = require('fs');
-const { PATHS } = require('../js/paths');
+const { PATHS } = require('../paths');
 const { parseArgs, send } = require('../batches');
 
 const args = parseArgs(process.argv.slice(2));

@@ -24,7 +24,7 @@
  *   left open are closed before `finish()`.
  */
 
-const { prng } = require('../../test/helpers');
+const { prng } = require('../../tools/seeded');
 const { generateSchema, SCALARS, pick } = require('./schema');
 const { generateMessages, Gen } = require('./message');
 

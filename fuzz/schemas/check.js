@@ -37,7 +37,7 @@
 const { buildRoot } = require('./schema');
 const { messagesOf } = require('./case');
 const { materialize, side, seededBytes, CustomBuffer } = require('./values');
-const { className } = require('../js/world');
+const { className } = require('../values');
 
 /** Forms, in the order a case runs them. */
 const FORMS = ['encode', 'delimited', 'into', 'after'];

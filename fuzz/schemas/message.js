@@ -34,7 +34,7 @@
  * Field ids, not names, key the fields: names are the Root's (camel-cased or not, as it parsed).
  */
 
-const { num } = require('../js/values');
+const { num } = require('../values');
 const { SCALARS, LONG_TYPES, PACKABLE, pick } = require('./schema');
 
 const INT32_NUMS = [0, 1, -1, 2, 127, 128, 300, 16383, 16384, 2147483647, -2147483648, 2147483648, 4294967295,

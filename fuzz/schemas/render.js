@@ -10,14 +10,15 @@
  */
 
 const values = require('./values');
-const jsValues = require('../js/values');
+const { numValue, element } = require('../values');
+const { prng } = require('../../tools/seeded');
 const { runInto, mutate, valueAfter } = require('./check');
 const { toProto, buildReflect, buildRoot } = require('./schema');
 const { messagesOf } = require('./case');
 
 /** Helpers a script may call, by name, with their source. */
 const HELPERS = {
-  mulberry: jsValues.mulberry, element: jsValues.element, runInto, mutate, messagesOf,
+  prng, element, runInto, mutate, messagesOf,
   ...Object.fromEntries(['refBig', 'seededText', 'seededBytes', 'seededElements', 'loggingObject', 'loggingArray',
     'setProperty', 'bytesForm', 'big', 'longLike', 'conv', 'array', 'seeded', 'typed', 'map', 'object']
     .map((name) => [name, values[name]])),
@@ -246,7 +247,7 @@ class Renderer {
     };
     switch (d.k) {
       case 'num': {
-        const v = jsValues.numValue(d);
+        const v = numValue(d);
         return Object.is(v, -0) ? '-0' : String(v);
       }
       case 'str': return JSON.stringify(d.v);

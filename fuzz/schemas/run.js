@@ -23,7 +23,7 @@
  * copies `bytes` at `finish()`, so a `valueOf` runs later; its `len` counts from the innermost
  * fork, so `encodeDelimited` into a writer at an empty fork closes that fork; its `string()` throws
  * a TypeError for a non-string). `--ref-writer own` shows those.
- * Paths (fuzz/js/paths.js): the addon and the JS-only path (`PROTOBUFJS_RUSTWRITER=js`), each with
+ * Paths (fuzz/paths.js): the addon and the JS-only path (`PROTOBUFJS_RUSTWRITER=js`), each with
  * the shipped thresholds and with every packed field and `bytes` value through entries.
  *
  * Cases run in batches in child processes (batch.js), `--jobs` at a time (2), so a crash or a hang
@@ -37,7 +37,7 @@
 const fs = require('fs');
 const path = require('path');
 const { runBatch, withJsonFile, runTasks } = require('../batches');
-const { PATHS, PATH_NAMES } = require('../js/paths');
+const { PATHS, PATH_NAMES } = require('../paths');
 const { render } = require('./render');
 const { KNOWN_BUGS } = require('./known-bugs');
 

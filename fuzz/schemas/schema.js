@@ -52,7 +52,7 @@ const ODD_NAMES = ['a-b', 'with space', 'quote"d', 'back\\slash', 'ünï', 'doll
 
 /**
  * A generated schema.
- * @param {function(): number} rng Seeded generator (test/helpers.js `prng`)
+ * @param {function(): number} rng Seeded generator (tools/seeded.js `prng`)
  * @param {object} [o] `syntax`, `build` to force them
  * @returns {object} Schema description
  */

@@ -15,7 +15,8 @@
  */
 
 const Long = require('long');
-const { numValue, mulberry, element } = require('../js/values');
+const { numValue, element } = require('../values');
+const { prng } = require('../../tools/seeded');
 
 const LONG_TYPES = new Set(['int64', 'uint64', 'sint64', 'fixed64', 'sfixed64']);
 
@@ -65,7 +66,7 @@ function refBig(b) {
  * @returns {string} Text
  */
 function seededText(n, seed, mix) {
-  const r = mulberry(seed);
+  const r = prng(seed);
   let s = '';
   while (s.length < n) {
     const kind = mix === 'mixed' ? ['ascii', 'latin', 'bmp', 'astral', 'lone'][Math.floor(r() * 5)] : mix;
@@ -86,7 +87,7 @@ function seededText(n, seed, mix) {
  * @returns {Buffer} Bytes
  */
 function seededBytes(n, seed) {
-  const r = mulberry(seed);
+  const r = prng(seed);
   const b = Buffer.alloc(n);
   for (let i = 0; i < n; i++) b[i] = Math.floor(r() * 256);
   return b;
@@ -100,7 +101,7 @@ function seededBytes(n, seed) {
  * @returns {Array<number|bigint>} Elements
  */
 function seededElements(n, seed, dist) {
-  const r = mulberry(seed);
+  const r = prng(seed);
   const out = new Array(n);
   for (let i = 0; i < n; i++) out[i] = element(r, dist);
   return out;
