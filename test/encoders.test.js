@@ -464,6 +464,41 @@ describe('compiled encoders', function () {
     }
   });
 
+  it('number their sources on one counter per process, which a second copy of this package shares', () => {
+    // V8 shares feedback between functions of identical source: two copies of the package in one
+    // process (nested dependencies) must never compile the same one.
+    const lib = path.join(__dirname, '..', 'lib') + path.sep;
+    const index = require.resolve('..');
+    const own = Object.keys(require.cache).filter((file) => file.startsWith(lib) || file === index);
+    const saved = own.map((file) => [file, require.cache[file]]);
+    for (const file of own) delete require.cache[file];
+    let second;
+    try {
+      second = require('..');
+    } finally {
+      for (const file of Object.keys(require.cache)) if (file.startsWith(lib) || file === index) delete require.cache[file];
+      for (const [file, entry] of saved) require.cache[file] = entry;
+    }
+    assert.notStrictEqual(second.RustWriter, RustWriter);
+    const ids = [];
+    const compileWith = (instance, protobuf) => {
+      const previous = instance._testing.configure({ promoteAfter: 0 });
+      instance.install(protobuf);
+      try {
+        const T = protobuf.parse('syntax = "proto3"; message Same { int32 a = 1; }').root.lookupType('Same');
+        T.encode({ a: 1 }).finish();
+        ids.push(Number(/^encode_Same_(\d+)$/.exec(T.encode.name)[1]));
+      } finally {
+        instance.uninstall(protobuf);
+        instance._testing.configure(previous);
+      }
+    };
+    compileWith({ install, uninstall, _testing }, require('protobufjs'));
+    compileWith(second, require('protobufjs7'));
+    compileWith({ install, uninstall, _testing }, require('protobufjs'));
+    assert.ok(ids[0] < ids[1] && ids[1] < ids[2], `the three compilations numbered ${ids.join(', ')}`);
+  });
+
   it('are off with install(protobuf, { compiled: false }) and with PROTOBUFJS_RUSTWRITER_COMPILED=0', () => {
     const protobuf = require('protobufjs');
     install(protobuf, { compiled: false });
