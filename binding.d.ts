@@ -14,7 +14,7 @@ export declare function createEngine(): object
 
 /**
  * The numbers JS shares with the native side: every run kind and the control block layout by
- * name. `lib/native.js` compares them with `protocol.json` when it loads the addon, and refuses
+ * name. `lib/writer/native.js` compares them with `protocol.json` when it loads the addon, and refuses
  * an addon that differs.
  */
 export declare function protocol(): Record<string, number>

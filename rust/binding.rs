@@ -1,7 +1,7 @@
 //! Every `#[napi]` item. Thin: it hands the registered blocks to [`encode_runs`] as slices; all
 //! encoding lives in [`crate::runs`].
 //!
-//! Protocol with `lib/native.js`, per `finish()` that has long packed runs:
+//! Protocol with `lib/writer/native.js`, per `finish()` that has long packed runs:
 //! 1. JS copies each run's elements into the value block and describes the runs in the control
 //!    block (layout in [`crate::control`]), after making sure, through `growValues(bytes)` and
 //!    `growOutput(bytes)`, that the value and output blocks are large enough;
@@ -38,13 +38,14 @@ const INITIAL_BLOCK_BYTES: usize = 64 * 1024;
 /// target (armv7, ia32) it is more than the address space.
 const MAX_BLOCK_BYTES: u64 = 8 * MAX_OUTPUT as u64;
 
-/// JS error code for a size limit (rethrown by `lib/native.js` as a `RangeError`).
+/// JS error code for a size limit (rethrown by `lib/writer/native.js` as a `RangeError`).
 const CODE_RANGE: &CStr = c"ERR_OUT_OF_RANGE";
 /// JS error code for everything else (malformed control blocks, misuse of the binding).
 const CODE_BINDING: &CStr = c"ERR_PROTOBUF_RUSTWRITER";
 
-/// The one conversion from the core's errors to JS exceptions: size limits become `RangeError`s,
-/// everything else an `Error`; both carry a `code`.
+/// How the raw callbacks (`finish`, `growValues`, `growOutput`) turn the core's errors into JS
+/// exceptions: size limits become `RangeError`s, everything else an `Error`; both carry a `code`.
+/// ([`create_engine`], a `#[napi]` function, returns its errors through [`to_napi`].)
 fn throw(env: sys::napi_env, error: &Error) {
     let message = error.to_string().replace('\0', " ");
     let message = std::ffi::CString::new(message).unwrap_or_default();
@@ -60,7 +61,7 @@ fn throw(env: sys::napi_env, error: &Error) {
 }
 
 /// The numbers JS shares with the native side: every run kind and the control block layout by
-/// name. `lib/native.js` compares them with `protocol.json` when it loads the addon, and refuses
+/// name. `lib/writer/native.js` compares them with `protocol.json` when it loads the addon, and refuses
 /// an addon that differs.
 #[napi]
 pub fn protocol() -> HashMap<&'static str, u32> {
@@ -69,6 +70,12 @@ pub fn protocol() -> HashMap<&'static str, u32> {
         .map(|&(name, run)| (name, run as u32))
         .chain(LAYOUT.iter().map(|&(name, value)| (name, value as u32)))
         .collect()
+}
+
+/// How [`create_engine`] returns the core's errors (it can only fail to allocate its blocks): as
+/// napi-rs errors, which it throws as an `Error` with the same message.
+fn to_napi(error: Error) -> napi::Error {
+    napi::Error::from_reason(error.to_string())
 }
 
 /// Creates the native state of one JS module instance and returns its blocks and the functions
@@ -80,7 +87,6 @@ pub fn protocol() -> HashMap<&'static str, u32> {
 /// plain function (napi-rs 3, Node 20, measured while designing this).
 #[napi]
 pub fn create_engine(env: &Env) -> napi::Result<Object<'_>> {
-    let to_napi = |e: Error| napi::Error::from_reason(e.to_string());
     let engine = Rc::new(RefCell::new(Engine::new().map_err(to_napi)?));
     let exports = Object::new(env)?;
     {

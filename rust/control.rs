@@ -4,7 +4,7 @@
 //! JS writes every byte of a message itself except the payloads of long packed varint fields,
 //! which it hands over as *runs*. At `finish()` it copies each run's elements into the value
 //! block, describes the runs in the control block and makes one native call without arguments
-//! (`lib/native.js`); Rust ([`crate::runs`]) encodes each run into the output block and stores
+//! (`lib/writer/native.js`); Rust ([`crate::runs`]) encodes each run into the output block and stores
 //! its byte length beside it. JS then splices the payloads into the message.
 //!
 //! All three blocks are memory this crate allocates and registers once ([`crate::runs`] works on

@@ -40,7 +40,7 @@ const { typedName, lengthOf, viewOf, bytesOf } = require('./typed');
  * entries add. Float64 so that no sum wraps before the size check. */
 let lens = new Float64Array(64);
 let sums = new Float64Array(65);
-/** The runs of one `finish()`, for lib/native.js (reused). */
+/** The runs of one `finish()`, for lib/writer/native.js (reused). */
 const runSources = [];
 const runKinds = [];
 let runLengths = new Float64Array(PROTOCOL.MAX_RUNS);
@@ -77,7 +77,7 @@ function finish(w) {
 /**
  * Throws if an array a live entry keeps no longer holds what it held when it was given (its
  * buffer detached, or resized): its bytes could not be copied. Reads no property a caller could
- * have defined (lib/typed.js).
+ * have defined (lib/writer/typed.js).
  * @param {RustWriter} w Writer with REF or RUN entries
  * @returns {undefined}
  */

@@ -1,7 +1,7 @@
 'use strict';
 
 /**
- * The element loops of the packed methods (lib/packed.js): each writes the elements
+ * The element loops of the packed methods (lib/writer/packed.js): each writes the elements
  * `value[i]` … `value[stop - 1]` into `buf` from position `p`, converted as protobuf.js converts
  * them, and returns the position after the last. The caller has made room for them (at most 10
  * bytes an element for varints, the fixed size otherwise) and holds the writer, so a conversion

@@ -9,8 +9,9 @@
  * `_start`, `_end` and `_region`, and moves `_pos` with the bytes when it moves a writer; it never
  * calls back into the writer. Where `_buf` comes from (`_region`):
  *
- * - `SLAB`: the free tail of a 64 KiB slab shared by this module instance's writers. A result below
- *   4 KiB (Node's own pooling threshold, see `pooled`) is a view of what the writer wrote there: no
+ * - `SLAB`: the free tail of a 64 KiB slab shared by this module instance's writers. A result that
+ *   Node would pool (below half of `Buffer.poolSize`: 4 KiB up to Node 24; and at most a quarter slab,
+ *   16 KiB, from Node 26: see `pooled`) is a view of what the writer wrote there: no
  *   copy, as `Buffer.allocUnsafe` pools; the tail then starts after it, so a result is never written
  *   again. One writer at a time owns the tail; a writer created while another owns it (nested or
  *   interleaved writers, or an abandoned one) *evicts* it: the evicted writer keeps the bytes it
