@@ -150,7 +150,7 @@ function room(n) {
 }
 
 /** The statement that reloads the region after a helper that may have moved it. */
-const RELOAD = 'buf = heldBuffer(w); end = heldEnd(w);';
+const RELOAD = 'buf = heldBuffer(w); end = heldEnd(w); base = heldStart(w);';
 
 /** The statements that write `x`, a uint32, as a varint at `p` (lib/writer/varint.js `putVarint32`,
  * spelled out: V8 inlines only so much into one function, and a compiled encoder that inlined its
@@ -296,7 +296,7 @@ function compiler(protobuf, rules, failed) {
       const id = ++sources.next;
       const name = `write_${type.name.replace(/\W/g, '_')}_${id}`;
       const source = `'use strict';
-const { heldBuffer, heldEnd, growHeld, offsetOf, positionOf, mark, addedMark, fixup, closeSection, via, putString } = rt;
+const { heldBuffer, heldEnd, heldStart, growHeld, mark, addedMark, fixup, closeSection, via, putString } = rt;
 const { longPacked, shortVarints, SHORT, BULK_FLOATS_MIN, loops } = rt;
 const { putVarint32, putZigzag64, putNegativeInt32, putFixed32, putFloat, putDouble, BITS, longBits, decimalBits } = rt;
 return function ${name}(m, w, p, q) {
@@ -304,6 +304,7 @@ return function ${name}(m, w, p, q) {
   if (q > util.recursionLimit) throw Error("max depth exceeded");
   let buf = heldBuffer(w);
   let end = heldEnd(w);
+  let base = heldStart(w);
 ${body.map((line) => `  ${line}`).join('\n')}
   return p;
 };`;
@@ -682,8 +683,8 @@ function packedCode(type, value, tag) {
   if (short === undefined) return [...head, long];
   const [loop, bound, size, varints] = short;
   const inline = varints
-    ? [`${room(`1 + ${size} * n`)} const at = offsetOf(w, p); buf[p++] = 0; ${loop === null ? UINT32_ELEMENTS : `p = loops.${loop}(buf, p, a, 0, n);`}`,
-      'const len = p - positionOf(w, at) - 1; if (len < 128) buf[positionOf(w, at)] = len; else fixup(w, at, len);']
+    ? [`${room(`1 + ${size} * n`)} const at = p - base; buf[p++] = 0; ${loop === null ? UINT32_ELEMENTS : `p = loops.${loop}(buf, p, a, 0, n);`}`,
+      'const len = p - base - at - 1; if (len < 128) buf[base + at] = len; else fixup(w, at, len);']
     : [`${room(`5 + ${size} * n`)} p = putVarint32(buf, p, ${size} * n); p = loops.${loop}(buf, p, a, 0, n);`];
   return [...head, `if (n === n >>> 0 && n < ${bound}) {`, ...inline.map((l) => `  ${l}`), `} else { ${long} }`];
 }
@@ -732,10 +733,10 @@ function sectionCode(tag, body) {
   return [
     `${room(tagBytes(tag).length + 1)} ${writeTag(tag)}`,
     '{',
-    '  const at = offsetOf(w, p); const from = mark(w); const addedThen = addedMark(w); buf[p++] = 0;',
+    '  const at = p - base; const from = mark(w); const addedThen = addedMark(w); buf[p++] = 0;',
     ...body.map((l) => `  ${l}`),
-    '  const start = positionOf(w, at); const len = p - start - 1;',
-    '  if (len < 128 && mark(w) === from) buf[start] = len; else closeSection(w, at, len, from, addedThen);',
+    '  const len = p - base - at - 1;',
+    '  if (len < 128 && mark(w) === from) buf[base + at] = len; else closeSection(w, at, len, from, addedThen);',
     '}',
   ];
 }

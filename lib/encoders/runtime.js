@@ -71,7 +71,7 @@ function abort(w, err, at, from, addedThen) {
 
 module.exports = {
   hasRegion: region.hasRegion, beginHeld: region.beginHeld, heldBuffer: region.heldBuffer, heldEnd: region.heldEnd,
-  growHeld: region.growHeld, offsetOf: region.offsetOf, positionOf: region.positionOf, endHeld: region.endHeld,
+  growHeld: region.growHeld, heldStart: region.heldStart, positionOf: region.positionOf, endHeld: region.endHeld,
   mark: entries.mark, addedMark: entries.addedMark, fixup: entries.fixup, closeSection: entries.closeSection,
   via, abort, putString, longPacked, shortVarints, SHORT, BULK_FLOATS_MIN, loops,
   BITS, longBits, decimalBits, putVarint32, putZigzag64, putNegativeInt32, putFixed32, putFloat, putDouble,

@@ -366,12 +366,13 @@ function checkFree(w) {
  * and uses only these functions (and entries.js's for sections):
  *
  *     const at = beginHeld(w);                         // the offset where the message starts
- *     let p = positionOf(w, at), buf = heldBuffer(w), end = heldEnd(w);
- *     if (p + n > end) { p = growHeld(w, p, n); buf = heldBuffer(w); end = heldEnd(w); }
- *     lend(w, p); w.bytes(v); p = takeBack(w);         // one field through a writer method
+ *     let p = positionOf(w, at), buf = heldBuffer(w), end = heldEnd(w), base = heldStart(w);
+ *     if (p + n > end) { p = growHeld(w, p, n); buf = heldBuffer(w); end = heldEnd(w); base = heldStart(w); }
+ *     lend(w, p); w.bytes(v); p = takeBack(w);         // one field through a writer method (then reload)
  *     endHeld(w, p);                                   // or abortHeld(w, at) if it threw
  *
- * Offsets (`offsetOf`) survive a move of the region; positions do not.
+ * A position minus `base` is an offset from the region's start (entries record offsets): it
+ * survives a move of the region, which only `growHeld` and a lent call make; positions do not.
  */
 
 /**
@@ -411,12 +412,12 @@ function heldEnd(w) {
 }
 
 /**
- * @param {RustWriter} w Writer
- * @param {number} p A position in its region
- * @returns {number} Its offset from the region's start
+ * @param {RustWriter} w Writer, held
+ * @returns {number} Where its region starts in `heldBuffer(w)` (changes when the region moves):
+ * a position minus it is an offset, which survives a move
  */
-function offsetOf(w, p) {
-  return p - w._start;
+function heldStart(w) {
+  return w._start;
 }
 
 /**
@@ -615,6 +616,6 @@ function setSlabBytes(bytes) {
 
 module.exports = {
   claim, grow, room, roomAt, hold, release, released, growHeld, lend, takeBack, checkFree,
-  hasRegion, beginHeld, heldBuffer, heldEnd, offsetOf, positionOf, endHeld, abortHeld,
+  hasRegion, beginHeld, heldBuffer, heldEnd, heldStart, positionOf, endHeld, abortHeld,
   sealAsIs, assemblyTarget, sealAssembled, allocResult, tooLarge, slabSize, setSlabBytes,
 };
