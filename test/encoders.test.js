@@ -469,14 +469,14 @@ describe('compiled encoders', function () {
     // process (nested dependencies) must never compile the same one.
     const lib = path.join(__dirname, '..', 'lib') + path.sep;
     const index = require.resolve('..');
-    const own = Object.keys(require.cache).filter((file) => file.startsWith(lib) || file === index);
-    const saved = own.map((file) => [file, require.cache[file]]);
-    for (const file of own) delete require.cache[file];
+    const ownFiles = () => Object.keys(require.cache).filter((file) => file.startsWith(lib) || file === index);
+    const saved = ownFiles().map((file) => [file, require.cache[file]]);
+    for (const [file] of saved) delete require.cache[file];
     let second;
     try {
       second = require('..');
     } finally {
-      for (const file of Object.keys(require.cache)) if (file.startsWith(lib) || file === index) delete require.cache[file];
+      for (const file of ownFiles()) delete require.cache[file];
       for (const [file, entry] of saved) require.cache[file] = entry;
     }
     assert.notStrictEqual(second.RustWriter, RustWriter);
