@@ -5,8 +5,8 @@
  * protobufjs's `Type#setup` the first time the Type encodes or decodes, is replaced by one compiled
  * for RustWriter, which calls protobufjs's own for any other writer. Types set up before the
  * install keep protobufjs's encoder (which writes through RustWriter all the same). Only the copies
- * whose rules the compiler knows, protobufjs 7.x and 8.x, get them; pbjs static code has no Type and
- * keeps its own functions.
+ * whose rules the compiler knows get them (`rulesOf`); pbjs static code has no Type and keeps its
+ * own functions.
  */
 
 const { compiler } = require('../encoders/compile');
@@ -15,12 +15,36 @@ const { compiler } = require('../encoders/compile');
 const SETUP = Symbol.for('protobufjs-rustwriter.setup');
 
 /**
- * @param {string|null} version A protobufjs copy's version
- * @returns {number|null} The encoder rules it follows (its major version), or null if unknown
+ * The encoder rules a protobufjs copy follows, told by its module object, since a bundled copy has
+ * no package.json to read a version from; its version, where known, only rules out majors other
+ * than 7 and 8. The compiler mirrors two generated encoders (src/encoder.js): 8.8.1's (rules 8,
+ * the same file since 8.7.0) and 7.6.6's (rules 7, which gives the same bytes as 7.5.0's and
+ * 8.0.x's: those lack only its nesting limit). Each is known by what its encoder calls:
+ * - 8.7 and later: the packed writer methods (`Writer#uint32s`, added in 8.7.0) and the map key
+ *   helpers (`util.boolFromKey`, 8.2.0);
+ * - 7.5 to 7.6 and 8.0.x: neither, and fields that say whether they are `delimited` (7.5.0).
+ * Any other copy keeps protobufjs's encoders (which write through RustWriter all the same): 7.0
+ * to 7.4 write groups by another test, and 8.2 to 8.6 write proto3 fields at their defaults
+ * unlike 8.7, or map keys unlike 7.x.
+ * @param {object} protobuf The protobufjs module
+ * @param {string|null} version Its version, if known
+ * @returns {{rules: number|null, why: string|null}} The rules (7 or 8), or null and why not
  */
-function rulesOf(version) {
-  const major = version === null ? NaN : Number(version.split('.')[0]);
-  return major === 7 || major === 8 ? major : null;
+function rulesOf(protobuf, version) {
+  const major = version === null ? null : Number(version.split('.')[0]);
+  if (major !== null && major !== 7 && major !== 8) {
+    return { rules: null, why: `protobufjs ${version} is not 7.x or 8.x, whose encoders the compiler knows` };
+  }
+  const { Writer, Field, util } = protobuf;
+  const packedMethods = typeof Writer.prototype.uint32s === 'function';
+  const mapKeyHelpers = util !== null && typeof util === 'object' && typeof util.boolFromKey === 'function';
+  if (packedMethods && mapKeyHelpers) return { rules: 8, why: null };
+  if (!packedMethods && !mapKeyHelpers && typeof Field === 'function' && 'delimited' in Field.prototype) return { rules: 7, why: null };
+  const which = version !== null ? `protobufjs ${version}` : 'this protobufjs';
+  return {
+    rules: null,
+    why: `${which} has an encoder the compiler does not mirror (it mirrors 7.5 to 7.6, 8.0 and 8.7 or later)`,
+  };
 }
 
 /**
@@ -41,16 +65,20 @@ let warned = false;
 /**
  * Makes every Type of `protobuf` set up from now on encode with a compiled encoder.
  * @param {object} protobuf The protobufjs module
- * @param {string|null} version Its version
- * @returns {boolean} Whether its Types get compiled encoders (false: no `Type` in this build, or
- * not yet, as while `protobufjs/minimal` loads; or a version whose rules are unknown)
+ * @param {string|null} version Its version, if known
+ * @returns {string|null} Null if its Types get compiled encoders, else why not: no `Type` in this
+ * build (or not yet, as while `protobufjs/minimal` loads), or encoder rules the compiler does not
+ * know (`rulesOf`)
  */
 function installEncoders(protobuf, version) {
   const Type = protobuf.Type;
-  const rules = rulesOf(version);
-  if (typeof Type !== 'function' || typeof Type.prototype.setup !== 'function' || rules === null) return false;
+  if (typeof Type !== 'function' || typeof Type.prototype.setup !== 'function') {
+    return 'no reflection in this build (protobufjs/minimal): static code keeps its own encoders';
+  }
+  const { rules, why } = rulesOf(protobuf, version);
+  if (rules === null) return why;
   const setup = Type.prototype.setup;
-  if (Object.prototype.hasOwnProperty.call(setup, SETUP)) return true;
+  if (Object.prototype.hasOwnProperty.call(setup, SETUP)) return null;
   let compile = null; // made on first use, when the copy has finished loading
   const setup_rustwriter = function setup_rustwriter() {
     const result = setup.apply(this, arguments);
@@ -66,7 +94,7 @@ function installEncoders(protobuf, version) {
   };
   Object.defineProperty(setup_rustwriter, SETUP, { value: setup });
   Type.prototype.setup = setup_rustwriter;
-  return true;
+  return null;
 }
 
 /**
@@ -90,4 +118,4 @@ function encodersInstalled(protobuf) {
   return typeof Type === 'function' && Object.prototype.hasOwnProperty.call(Type.prototype.setup, SETUP);
 }
 
-module.exports = { installEncoders, uninstallEncoders, encodersInstalled };
+module.exports = { rulesOf, installEncoders, uninstallEncoders, encodersInstalled };
