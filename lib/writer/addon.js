@@ -69,19 +69,26 @@ function libcOf(name) {
 }
 
 /**
- * The C library of this Linux process, from the process report (Deno refuses it without
- * `--allow-sys`) or the musl dynamic loader's file in /lib.
- * @returns {'gnu'|'musl'|null} Which, or null when neither tells
+ * The C library of this Linux process: under Deno, the one Deno was built for (`Deno.build.env`),
+ * since its process report needs `--allow-sys` and asks for it at a terminal; elsewhere from the
+ * process report; else from the musl dynamic loader's file in /lib.
+ * @returns {'gnu'|'musl'|null} Which, or null when none tells
  */
 function linuxLibc() {
-  try {
-    const report = process.report.getReport();
-    if (report.header && report.header.glibcVersionRuntime) return 'gnu';
-    if (Array.isArray(report.sharedObjects) && report.sharedObjects.some((file) => /(?:libc\.musl-|ld-musl-)/.test(file))) {
-      return 'musl';
+  const deno = globalThis.Deno;
+  if (deno !== undefined && deno !== null) {
+    const env = deno.build && deno.build.env;
+    if (env === 'gnu' || env === 'musl') return env;
+  } else {
+    try {
+      const report = process.report.getReport();
+      if (report.header && report.header.glibcVersionRuntime) return 'gnu';
+      if (Array.isArray(report.sharedObjects) && report.sharedObjects.some((file) => /(?:libc\.musl-|ld-musl-)/.test(file))) {
+        return 'musl';
+      }
+    } catch {
+      // no report here: look at the files
     }
-  } catch {
-    // no report here: look at the files
   }
   try {
     return fs.readdirSync('/lib').some((file) => file.startsWith('ld-musl-')) ? 'musl' : null;
