@@ -238,6 +238,19 @@ describe('protobufjs-rustwriter measure', function () {
     assert.ok(report.results.every((r) => r.identical), result.stdout);
   });
 
+  it('takes a type\'s name alone where only one type of the schema has it, and says which names clash', function () {
+    const result = run(['measure', SHOP, '--type', 'Order', '--path', INCLUDE, '--time', TIME, '--json']);
+    assert.strictEqual(result.status, 0, result.stderr);
+    assert.ok(JSON.parse(result.stdout).results.every((r) => r.type === 'shop.Order'), result.stdout);
+    const { lookupType } = require('../lib/measure/load');
+    const protobuf = require('protobufjs');
+    const root = protobuf.parse('syntax = "proto3"; package a; message Point { int32 x = 1; } message Box { message Point { int32 y = 1; } }').root;
+    assert.strictEqual(lookupType(protobuf, root, 'a.Point', 'two.proto').fullName, '.a.Point');
+    assert.strictEqual(lookupType(protobuf, root, 'Box.Point', 'two.proto').fullName, '.a.Box.Point');
+    assert.throws(() => lookupType(protobuf, root, 'Point', 'two.proto'),
+      /^Error: "Point" names 2 types in two\.proto: pass --type with one of their full names, a\.Point, a\.Box\.Point$/);
+  });
+
   it('generates sample messages without --data, and says so', function () {
     const result = run(['measure', SHOP, '--type', 'shop.Order', '--path', INCLUDE, '--time', TIME, '--json']);
     assert.strictEqual(result.status, 0, result.stderr);
@@ -386,6 +399,7 @@ describe('protobufjs-rustwriter measure', function () {
       ['for a bad --time', () => [[...shop, '--type', 'shop.Order', '--time', '0']], /--time 0: give a number of seconds above 0/],
       ['without --type, listing the types', () => [shop], /needs --type <full\.Name>.*: one of shop\.Order, shop\.Item, shop\.Card, money\.Amount$/],
       ['for an unknown type', () => [[...shop, '--type', 'shop.Nope']], /no message type "shop\.Nope" in shop\.proto: pass --type/],
+      ['for an enum', () => [[...shop, '--type', 'Status']], /shop\.Order\.Status is an enum, not a message type: pass --type with a message type, one of shop\.Order, /],
       ['for a missing schema', () => [['measure', path.join(tmp, 'nope.proto'), '--type', 'a.B']], /cannot read the schema .*nope\.proto: no such file/],
       ['for a schema that does not parse', () => [['measure', path.join(tmp, 'broken.proto'), '--type', 'A']], /broken\.proto does not parse: illegal id.*: fix the schema/],
       ['for an import not found', () => [['measure', SHOP, '--type', 'shop.Order']], /shop\.proto imports a file that is not found .*money\.proto.*: pass --path <dir>/],
