@@ -73,7 +73,7 @@ let warned = false;
 function installEncoders(protobuf, version) {
   const Type = protobuf.Type;
   if (typeof Type !== 'function' || typeof Type.prototype.setup !== 'function') {
-    return 'no reflection in this build (protobufjs/minimal): static code keeps its own encoders';
+    return 'no reflection (protobufjs/minimal)';
   }
   const { rules, why } = rulesOf(protobuf, version);
   if (rules === null) return why;
