@@ -303,7 +303,8 @@ function measure(argv, io) {
       }
       const messages = {};
       for (const k of CONTENDERS) messages[k] = toMessages(protobuf, loaded.types[k], inputs, args, problems);
-      Object.assign(copy, { types: loaded.types, compiled: loaded.compiled, messages });
+      const { types, compiled, whyNotCompiled } = loaded;
+      Object.assign(copy, { types, compiled, whyNotCompiled, messages });
       timed.push(copy);
     } catch (err) {
       if (first || !(err instanceof MeasureError)) throw err;
