@@ -205,7 +205,10 @@ describe('protobufjs-rustwriter measure', function () {
     const header = /^message +bytes +protobufjs (\S+) +Writer API +speed-up +compiled +speed-up +native calls$/;
     const headers = lines.filter((line) => header.test(line)).map((line) => header.exec(line)[1]);
     assert.deepStrictEqual(headers, [VERSION_8, VERSION_7]);
-    const row = new RegExp(String.raw`^#1 +\d+ +${time} +${time} +\d+\.\d\dx +${time} +\d+\.\d\dx +0$`);
+    // A speed-up has two decimals below 10x and one from 10x up (report.js `times`), which a loaded
+    // machine reaches when protobufjs's own writer's rounds are slowed.
+    const speedup = String.raw`(\d\.\d\d|\d\d+\.\d)x`;
+    const row = new RegExp(String.raw`^#1 +\d+ +${time} +${time} +${speedup} +${time} +${speedup} +0$`);
     assert.strictEqual(lines.filter((line) => row.test(line)).length, 2, result.stdout);
     assert.strictEqual(lines.filter((line) => /^(RustWriter|Against|The rounds) .*\.$/.test(line)).length, 2, result.stdout);
     assert.match(lines[lines.length - 1], /^(RustWriter|Against|The rounds) .*\.$/);
