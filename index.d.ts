@@ -82,6 +82,13 @@ export interface InstallOptions {
    * methods. Same bytes either way. Default: true, unless `PROTOBUFJS_RUSTWRITER_COMPILED=0`.
    */
   compiled?: boolean;
+  /**
+   * The copy's version (e.g. `require('protobufjs/package.json').version`), for a copy whose
+   * package.json cannot be found, as in a bundle: `status()` reports it, and a major other than 7
+   * or 8 keeps protobufjs's encoders. Without it, a bundled copy's encoder rules come from what its
+   * module has. Ignored where the copy's package.json is found.
+   */
+  protobufjsVersion?: string;
 }
 
 /**
@@ -94,7 +101,7 @@ export declare function uninstall<T extends ProtobufModule>(protobuf: T): T;
 
 /** One protobufjs copy seen by `install()` or by the `register` preload. */
 export interface ProtobufCopyStatus {
-  /** Its package.json version, or null if its files could not be found. */
+  /** Its package.json version (else the `protobufjsVersion` install() was given), or null if unknown (bundled). */
   version: string | null;
   /** Its package directory, or null if unknown. */
   path: string | null;
@@ -102,6 +109,12 @@ export interface ProtobufCopyStatus {
   installed: boolean;
   /** Whether its Types set up from now on encode with compiled encoders. */
   compiled: boolean;
+  /**
+   * Why its Types keep protobufjs's generated encoders, while installed without compiled encoders
+   * (turned off, no reflection in `protobufjs/minimal`, or an encoder the compiler does not
+   * mirror); null otherwise.
+   */
+  whyNotCompiled: string | null;
   /** The fraction of its writers shadowed by protobufjs's own writer (0 when not installed). */
   verify: number;
 }

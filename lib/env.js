@@ -2,8 +2,11 @@
 
 /**
  * The package's environment variables, read where a runtime may refuse to read them: Deno without
- * `--allow-env` throws `NotCapable` for `process.env.X`. A variable the process may not read counts
- * as unset, so the package runs with its defaults there.
+ * `--allow-env` throws `NotCapable` for `process.env.X`, and at a terminal asks the user first
+ * ("Deno requests env access to …"), once per variable. So under Deno a variable is read only when
+ * the process was granted it (`--allow-env`, or `--allow-env=<names>`), which Deno's permission API
+ * tells without asking; a variable the process may not read counts as unset, and the package runs
+ * with its defaults there.
  */
 
 /** `js` (never load the addon) or `native` (fail when it cannot be loaded). */
@@ -17,9 +20,25 @@ const COMPILED = 'PROTOBUFJS_RUSTWRITER_COMPILED';
 
 /**
  * @param {string} name Variable
+ * @returns {boolean} Whether reading it asks nobody: anywhere but under Deno, and there once the
+ * process has been granted it
+ */
+function readable(name) {
+  const deno = globalThis.Deno;
+  if (deno === undefined || deno === null || !deno.permissions || typeof deno.permissions.querySync !== 'function') return true;
+  try {
+    return deno.permissions.querySync({ name: 'env', variable: name }).state === 'granted';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * @param {string} name Variable
  * @returns {string|undefined} Its value, or undefined if unset or not readable here
  */
 function envVar(name) {
+  if (!readable(name)) return undefined;
   try {
     return process.env[name];
   } catch {
@@ -27,4 +46,4 @@ function envVar(name) {
   }
 }
 
-module.exports = { FORCE, VERIFY, STATUS, COMPILED, envVar };
+module.exports = { FORCE, VERIFY, STATUS, COMPILED, envVar, readable };

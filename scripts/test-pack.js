@@ -5,7 +5,7 @@
  * of them can run anything at install (no install scripts, no binding.gyp: so nothing but npm
  * packages is ever fetched), then installs them into fresh temporary projects the way users do
  * and the ways such installs are known to fail, with cargo and rustc removed from the PATH, and
- * with two npm releases fetched from the npm registry (scripts/platforms.js): npm 10 (the line
+ * with two npm releases fetched from the npm registry (scripts/package-managers.js): npm 10 (the line
  * Node 22 bundles) and npm 11. In every project the platform packages npm would fetch from the
  * registry resolve to their tarballs in dist/ instead (package.json `overrides`), so npm picks by
  * os/cpu/libc as it would from the registry.
@@ -25,7 +25,9 @@
  *    `npm ci` here with npm 10: the JS path, `npx npm@11 install`. (npm 11's `npm ci` refuses that
  *    lockfile outright, naming the missing packages; checked too.) The same with npm 11 writing
  *    the lockfile on the other platform: npm 10's `npm ci` here loads the addon.
- * 4. The C library as npm reads it, in a mount namespace of its own (root; `unshare`, an overlay
+ * 4. A plain `npm pack` of the repository: refused (package.json `prepack`); past that with
+ *    `--ignore-scripts`, its tarball installs the JS path, with a warning that says what it lacks.
+ * 5. The C library as npm reads it, in a mount namespace of its own (root; `unshare`, an overlay
  *    over /usr/bin): no /usr/bin/ldd (distroless and Nix-built images), where npm asks the process
  *    report, with npm 10 and 11: the addon loads; a /usr/bin/ldd whose text names neither glibc
  *    nor musl, where npm installs neither package, with npm 10: the JS path,
@@ -37,7 +39,8 @@ const { execFileSync, spawnSync } = require('child_process');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
-const { CACHE, npmPackage } = require('./platforms');
+const { NPM, npmBin } = require('./package-managers');
+const { SCHEMA, PROGRAM } = require('./user-app');
 
 const ROOT = path.join(__dirname, '..');
 const DIST = path.join(ROOT, 'dist');
@@ -46,34 +49,10 @@ const PROTOBUFJS = `protobufjs@${require('protobufjs/package.json').version}`;
 const VERSION_7 = require('protobufjs7/package.json').version;
 const PROTOBUFJS7 = `protobufjs7@npm:protobufjs@${VERSION_7}`;
 
-/** The npm releases installs are tried with: npm 10 (Node 22 bundles 10.9) and npm 11. */
-const NPM = { 10: '10.9.4', 11: '11.21.2' };
-
 /** PATH without any directory holding cargo or rustc. */
 const PATH_WITHOUT_RUST = process.env.PATH.split(path.delimiter)
   .filter((dir) => !['cargo', 'rustc'].some((tool) => fs.existsSync(path.join(dir, tool))))
   .join(path.delimiter);
-
-/** The user's schema. */
-const SCHEMA = 'syntax = "proto3"; message M { uint64 id = 1; string name = 2; repeated sint32 d = 3; M child = 4; bytes blob = 5; }';
-
-/** The user's program: encodes through install(), then through protobufjs's own writer. */
-const PROGRAM = `
-const protobuf = require('protobufjs');
-const { RustWriter, install, uninstall } = require('protobufjs-rustwriter');
-require('protobufjs-rustwriter');
-const root = protobuf.parse(${JSON.stringify(SCHEMA)}).root;
-const M = root.lookupType('M');
-const messages = [
-  { id: 1, name: 'x' },
-  { id: '18446744073709551615', name: 'é'.repeat(50), d: [-1, 2, -3], child: { name: 'y'.repeat(300) }, blob: Buffer.alloc(70000, 7) },
-];
-install(protobuf);
-const ours = messages.map((m) => Buffer.from(M.encode(M.fromObject(m)).finish()).toString('hex'));
-uninstall(protobuf);
-const theirs = messages.map((m) => Buffer.from(M.encode(M.fromObject(m)).finish()).toString('hex'));
-console.log(JSON.stringify({ native: RustWriter.native, same: ours.join() === theirs.join() }));
-`;
 
 /** Lifecycle scripts npm runs when it installs a package. */
 const INSTALL_SCRIPTS = ['preinstall', 'install', 'postinstall'];
@@ -89,21 +68,6 @@ function assertRunsNothingAtInstall(tarball) {
   const manifest = JSON.parse(execFileSync('tar', ['-xOzf', tarball, 'package/package.json'], { encoding: 'utf8' }));
   const scripts = INSTALL_SCRIPTS.filter((name) => manifest.scripts && name in manifest.scripts);
   assert.deepStrictEqual(scripts, [], `${tarball} has install scripts`);
-}
-
-/**
- * A directory whose `npm` and `npx` run that npm release on this Node, as an install of it would.
- * @param {string} major A key of NPM
- * @returns {string} The directory
- */
-function npmBin(major) {
-  const cli = path.join(npmPackage('npm', NPM[major]), 'bin');
-  const dir = path.join(CACHE, 'npm-bin', NPM[major]);
-  fs.mkdirSync(dir, { recursive: true });
-  for (const tool of ['npm', 'npx']) {
-    fs.writeFileSync(path.join(dir, tool), `#!/bin/sh\nexec '${process.execPath}' '${path.join(cli, `${tool}-cli.js`)}' "$@"\n`, { mode: 0o755 });
-  }
-  return dir;
 }
 
 /**
@@ -302,6 +266,19 @@ function cases(main, local, overrides) {
     sh(dir, `rm -r node_modules && npm ci ${QUIET}`, { major: '10' });
     assertAddon(dir, local);
     return `the lockfile keeps all ${lockedPlatforms(dir).length} platforms, the addon loads`;
+  });
+
+  inProject(`plain npm pack of the repository, npm ${NPM[11]}`, (dir) => {
+    const refused = sh(ROOT, 'npm pack --dry-run', { check: false });
+    assert.notStrictEqual(refused.status, 0, 'npm pack of the repository was not refused');
+    assert.match(refused.stderr, /makes a package without its platform packages, which installs without the native addon\. Run `npm run pack` instead/);
+    // Past the refusal: the tarball installs, and the warning names what it lacks.
+    const tarball = sh(ROOT, `npm pack --ignore-scripts --silent --pack-destination '${dir}'`).stdout.trim().split('\n').pop();
+    sh(dir, `npm install ${QUIET} ./${tarball} ${PROTOBUFJS}`);
+    const { result, warnings, platforms } = runProgram(dir);
+    assert.deepStrictEqual([result, platforms, warnings.length], [{ native: false, same: true }, [], 1], warnings.join('\n'));
+    assert.match(warnings[0], /this protobufjs-rustwriter lists no platform packages, as a plain npm pack of its git repository leaves them out/);
+    return 'refused by its prepack script; packed with --ignore-scripts, it installs the JS path, and the warning says why';
   });
 
   if (process.platform === 'linux') {

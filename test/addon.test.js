@@ -3,8 +3,9 @@
 /**
  * Finding the native addon (lib/writer/addon.js), and what the one warning says when none loads: for each
  * cause, the cause and the command that fixes it, never advice that does not fit. Each case runs
- * a copy of the package in a child process, placed as the case needs (a checkout, or
- * `node_modules/protobufjs-rustwriter` of an app with or without a lockfile).
+ * a copy of the package in a child process, placed as the case needs (a checkout,
+ * `node_modules/protobufjs-rustwriter` of an app with or without a lockfile, or bundled into one
+ * file by esbuild with the addon beside it or not).
  */
 
 const assert = require('assert');
@@ -30,17 +31,56 @@ const sorted = (table) => Object.fromEntries(Object.entries(table).map(([k, v]) 
 const LOAD = 'const { RustWriter } = require(process.env.UNDER_TEST); console.log(JSON.stringify({ native: RustWriter.native }));';
 
 /**
- * A copy of the package without its addon, at `dir` (its `node_modules` linked to this checkout's,
- * so that protobufjs resolves).
+ * A copy of the package without its addon, at `dir`. Installed (in a `node_modules`), its
+ * package.json lists the platform packages as `npm run pack` writes them (scripts/pack.js); a
+ * checkout's, or a plain `npm pack`'s (`plainPack`), lists none.
  * @param {string} dir Where
+ * @param {{plainPack?: boolean}} [options] Whether to leave the platform packages out when installed
  * @returns {string} `dir`
  */
-function copyPackage(dir) {
+function copyPackage(dir, { plainPack = false } = {}) {
   fs.mkdirSync(dir, { recursive: true });
   for (const file of ['index.js', 'protocol.json', 'package.json', 'lib']) {
     fs.cpSync(path.join(ROOT, file), path.join(dir, file), { recursive: true });
   }
+  if (dir.includes(`${path.sep}node_modules${path.sep}`) && !plainPack) {
+    const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'));
+    const names = fs.readdirSync(path.join(ROOT, 'npm')).map((platform) => `protobufjs-rustwriter-${platform}`);
+    manifest.optionalDependencies = Object.fromEntries(names.map((name) => [name, version]));
+    fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify(manifest));
+  }
   return dir;
+}
+
+/**
+ * An app bundled by esbuild into `dir/bundle.js`, protobufjs-rustwriter inside it, as its
+ * README section "Bundlers and serverless" does; the bundle loads the package and prints whether
+ * the addon loaded.
+ * @param {string} dir Where
+ * @returns {string} The bundle's path
+ */
+function bundleInto(dir) {
+  fs.mkdirSync(dir, { recursive: true });
+  const entry = path.join(dir, 'entry.js');
+  fs.writeFileSync(entry, `const { RustWriter } = require(${JSON.stringify(ROOT)}); console.log(JSON.stringify({ native: RustWriter.native }));\n`);
+  const outfile = path.join(dir, 'bundle.js');
+  require('esbuild').buildSync({ entryPoints: [entry], bundle: true, platform: 'node', outfile, logLevel: 'error' });
+  fs.rmSync(entry);
+  return outfile;
+}
+
+/**
+ * The platform package as npm installs it, at `dir/node_modules/`, with this checkout's addon.
+ * @param {string} dir The folder whose node_modules gets it
+ * @returns {string} The package's folder
+ */
+function placePlatformPackage(dir) {
+  const platform = WANTED.slice('protobufjs-rustwriter-'.length);
+  const target = path.join(dir, 'node_modules', WANTED);
+  fs.mkdirSync(target, { recursive: true });
+  fs.copyFileSync(path.join(ROOT, 'npm', platform, 'package.json'), path.join(target, 'package.json'));
+  fs.copyFileSync(path.join(ROOT, `protobufjs-rustwriter.${platform}.node`), path.join(target, `protobufjs-rustwriter.${platform}.node`));
+  return target;
 }
 
 /**
@@ -166,6 +206,23 @@ describe('finding the native addon, and saying why it is not there', function ()
       `npm config set libc=${libc} --location=project && npm install`), odd);
   });
 
+  it('says a copy packed by a plain npm pack lists no platform packages, rather than blaming npm', function () {
+    if (PREBUILT[PLATFORM] === undefined) this.skip();
+    const dir = copyPackage(path.join(tmp, 'app', 'node_modules', 'protobufjs-rustwriter'), { plainPack: true });
+    fs.writeFileSync(path.join(tmp, 'app', 'package-lock.json'), JSON.stringify({
+      lockfileVersion: 3, packages: { '': {}, 'node_modules/protobufjs-rustwriter': { version } },
+    }));
+    assertFallback(dir, /this protobufjs-rustwriter lists no platform packages, as a plain npm pack of its git repository leaves them out: /);
+  });
+
+  it('reads no lockfile above the app that holds node_modules', function () {
+    if (PREBUILT[PLATFORM] === undefined) this.skip();
+    // A lockfile one folder above the app, which once made the warning blame npm/cli#4828.
+    fs.writeFileSync(path.join(tmp, 'package-lock.json'), JSON.stringify({ lockfileVersion: 3, packages: { '': {} } }));
+    const dir = copyPackage(path.join(tmp, 'app', 'node_modules', 'protobufjs-rustwriter'));
+    assertFallback(dir, new RegExp(`its package, ${WANTED}, is not installed \\(an optional dependency, which the package manager skipped\\)`));
+  });
+
   it('names the package to install when no npm lockfile tells more (yarn, pnpm, Bun)', function () {
     if (PREBUILT[PLATFORM] === undefined) this.skip();
     const dir = copyPackage(path.join(tmp, 'app', 'node_modules', 'protobufjs-rustwriter'));
@@ -206,6 +263,61 @@ describe('finding the native addon, and saying why it is not there', function ()
     assert.deepStrictEqual(JSON.parse(result.stdout), { native: false });
     assert.strictEqual(result.warnings.length, 1, result.stderr);
     assert.match(result.warnings[0], /the permission model does not allow native addons \(.*\): add --allow-addons to use the addon\.$/);
+  });
+
+  describe('bundled into one file (esbuild)', function () {
+    // esbuild is a native binary of the platform npm ci ran on: test:cross's emulated runs use the
+    // host's node_modules, where it cannot run, so these cases are pending there (they run on every
+    // platform whose own npm ci installed esbuild).
+    before(function () {
+      try {
+        require('esbuild').transformSync('0');
+      } catch {
+        this.skip();
+      }
+    });
+
+    /**
+     * Runs a bundle and returns what it printed and its package warnings.
+     * @param {string} bundle Its path
+     * @returns {{result: object, warnings: string[]}} What it reported
+     */
+    const runBundle = (bundle) => {
+      const child = spawnSync(process.execPath, [bundle], { cwd: os.tmpdir(), encoding: 'utf8', env: { ...process.env, PROTOBUFJS_RUSTWRITER: '' } });
+      assert.strictEqual(child.status, 0, child.stderr);
+      return { result: JSON.parse(child.stdout), warnings: child.stderr.split('\n').filter((l) => l.includes('ProtobufjsRustwriterWarning')) };
+    };
+
+    it('loads the platform package deployed in node_modules beside the bundle', function () {
+      if (PREBUILT[PLATFORM] === undefined) this.skip();
+      const bundle = bundleInto(path.join(tmp, 'deploy'));
+      placePlatformPackage(path.dirname(bundle));
+      assert.deepStrictEqual(runBundle(bundle), { result: { native: true }, warnings: [] });
+    });
+
+    it('loads the addon file copied beside the bundle', function () {
+      if (PREBUILT[PLATFORM] === undefined) this.skip();
+      const bundle = bundleInto(path.join(tmp, 'deploy'));
+      const platform = WANTED.slice('protobufjs-rustwriter-'.length);
+      fs.copyFileSync(path.join(ROOT, `protobufjs-rustwriter.${platform}.node`), path.join(tmp, 'deploy', `protobufjs-rustwriter.${platform}.node`));
+      assert.deepStrictEqual(runBundle(bundle), { result: { native: true }, warnings: [] });
+    });
+
+    it('looks in no folder above the bundle\'s, and says what to deploy beside it', function () {
+      if (PREBUILT[PLATFORM] === undefined) this.skip();
+      const bundle = bundleInto(path.join(tmp, 'app', 'dist'));
+      // Both layouts one and two folders up, where the old loader looked and Node's resolution would.
+      placePlatformPackage(path.join(tmp, 'app'));
+      placePlatformPackage(tmp);
+      const platform = WANTED.slice('protobufjs-rustwriter-'.length);
+      fs.copyFileSync(path.join(ROOT, `protobufjs-rustwriter.${platform}.node`), path.join(tmp, `protobufjs-rustwriter.${platform}.node`));
+      const { result, warnings } = runBundle(bundle);
+      assert.deepStrictEqual(result, { native: false });
+      assert.strictEqual(warnings.length, 1, warnings.join('\n'));
+      assert.ok(warnings[0].includes(`protobufjs-rustwriter was bundled into ${bundle}, and that folder has neither node_modules/${WANTED} ` +
+        `nor protobufjs-rustwriter.${platform}.node: copy node_modules/${WANTED} of an install on this platform into that folder, ` +
+        'or keep protobufjs-rustwriter out of the bundle (README, "Bundlers and serverless")'), warnings[0]);
+    });
   });
 
   it('fails with the same cause, not a guess, when PROTOBUFJS_RUSTWRITER=native', () => {

@@ -253,14 +253,14 @@ console.log(Object.keys(require.cache).filter((f) => /[\\\\/]long[\\\\/]/.test(f
       const copies = status().copies;
       const of = (dir) => copies.find((c) => c.path === dir);
       assert.deepStrictEqual(of(path.join(ROOT, 'node_modules', 'protobufjs')), {
-        version: '8.8.1', path: path.join(ROOT, 'node_modules', 'protobufjs'), installed: true, compiled: true, verify: 0,
+        version: '8.8.1', path: path.join(ROOT, 'node_modules', 'protobufjs'), installed: true, compiled: true, whyNotCompiled: null, verify: 0,
       });
       assert.deepStrictEqual(of(path.join(ROOT, 'node_modules', 'protobufjs7')), {
-        version: '7.6.6', path: path.join(ROOT, 'node_modules', 'protobufjs7'), installed: true, compiled: false, verify: 0.5,
+        version: '7.6.6', path: path.join(ROOT, 'node_modules', 'protobufjs7'), installed: true, compiled: false, whyNotCompiled: 'install() option compiled: false', verify: 0.5,
       });
       uninstall(p7);
       assert.deepStrictEqual(status().copies.find((c) => c.version === '7.6.6'),
-        { version: '7.6.6', path: path.join(ROOT, 'node_modules', 'protobufjs7'), installed: false, compiled: false, verify: 0 });
+        { version: '7.6.6', path: path.join(ROOT, 'node_modules', 'protobufjs7'), installed: false, compiled: false, whyNotCompiled: null, verify: 0 });
     } finally {
       uninstall(p8);
       uninstall(p7);

@@ -205,7 +205,10 @@ describe('protobufjs-rustwriter measure', function () {
     const header = /^message +bytes +protobufjs (\S+) +Writer API +speed-up +compiled +speed-up +native calls$/;
     const headers = lines.filter((line) => header.test(line)).map((line) => header.exec(line)[1]);
     assert.deepStrictEqual(headers, [VERSION_8, VERSION_7]);
-    const row = new RegExp(String.raw`^#1 +\d+ +${time} +${time} +\d+\.\d\dx +${time} +\d+\.\d\dx +0$`);
+    // A speed-up has two decimals below 10x and one from 10x up (report.js `times`), which a loaded
+    // machine reaches when protobufjs's own writer's rounds are slowed.
+    const speedup = String.raw`(\d\.\d\d|\d\d+\.\d)x`;
+    const row = new RegExp(String.raw`^#1 +\d+ +${time} +${time} +${speedup} +${time} +${speedup} +0$`);
     assert.strictEqual(lines.filter((line) => row.test(line)).length, 2, result.stdout);
     assert.strictEqual(lines.filter((line) => /^(RustWriter|Against|The rounds) .*\.$/.test(line)).length, 2, result.stdout);
     assert.match(lines[lines.length - 1], /^(RustWriter|Against|The rounds) .*\.$/);
@@ -236,6 +239,19 @@ describe('protobufjs-rustwriter measure', function () {
     const report = JSON.parse(result.stdout);
     assert.ok(report.results.length > 0 && report.results.every((r) => r.type === 'google.protobuf.FileDescriptorSet'), result.stdout);
     assert.ok(report.results.every((r) => r.identical), result.stdout);
+  });
+
+  it('takes a type\'s name alone where only one type of the schema has it, and says which names clash', function () {
+    const result = run(['measure', SHOP, '--type', 'Order', '--path', INCLUDE, '--time', TIME, '--json']);
+    assert.strictEqual(result.status, 0, result.stderr);
+    assert.ok(JSON.parse(result.stdout).results.every((r) => r.type === 'shop.Order'), result.stdout);
+    const { lookupType } = require('../lib/measure/load');
+    const protobuf = require('protobufjs');
+    const root = protobuf.parse('syntax = "proto3"; package a; message Point { int32 x = 1; } message Box { message Point { int32 y = 1; } }').root;
+    assert.strictEqual(lookupType(protobuf, root, 'a.Point', 'two.proto').fullName, '.a.Point');
+    assert.strictEqual(lookupType(protobuf, root, 'Box.Point', 'two.proto').fullName, '.a.Box.Point');
+    assert.throws(() => lookupType(protobuf, root, 'Point', 'two.proto'),
+      /^Error: "Point" names 2 types in two\.proto: pass --type with one of their full names, a\.Point, a\.Box\.Point$/);
   });
 
   it('generates sample messages without --data, and says so', function () {
@@ -386,6 +402,7 @@ describe('protobufjs-rustwriter measure', function () {
       ['for a bad --time', () => [[...shop, '--type', 'shop.Order', '--time', '0']], /--time 0: give a number of seconds above 0/],
       ['without --type, listing the types', () => [shop], /needs --type <full\.Name>.*: one of shop\.Order, shop\.Item, shop\.Card, money\.Amount$/],
       ['for an unknown type', () => [[...shop, '--type', 'shop.Nope']], /no message type "shop\.Nope" in shop\.proto: pass --type/],
+      ['for an enum', () => [[...shop, '--type', 'Status']], /shop\.Order\.Status is an enum, not a message type: pass --type with a message type, one of shop\.Order, /],
       ['for a missing schema', () => [['measure', path.join(tmp, 'nope.proto'), '--type', 'a.B']], /cannot read the schema .*nope\.proto: no such file/],
       ['for a schema that does not parse', () => [['measure', path.join(tmp, 'broken.proto'), '--type', 'A']], /broken\.proto does not parse: illegal id.*: fix the schema/],
       ['for an import not found', () => [['measure', SHOP, '--type', 'shop.Order']], /shop\.proto imports a file that is not found .*money\.proto.*: pass --path <dir>/],

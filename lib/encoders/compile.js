@@ -300,7 +300,7 @@ const { heldBuffer, heldEnd, heldStart, growHeld, mark, addedMark, fixup, closeS
 const { longPacked, shortVarints, SHORT, BULK_FLOATS_MIN, loops } = rt;
 const { putVarint32, putZigzag64, putNegativeInt32, putFixed32, putFloat, putDouble, BITS, longBits, decimalBits } = rt;
 return function ${name}(m, w, p, q) {
-  // ${type.fullName}: protobufjs ${rules.major} rules (protobufjs-rustwriter encoder ${id})
+  // ${type.fullName}: protobufjs ${rules.encoder} rules (protobufjs-rustwriter encoder ${id})
   if (q > util.recursionLimit) throw Error("max depth exceeded");
   let buf = heldBuffer(w);
   let end = heldEnd(w);

@@ -6,8 +6,8 @@
  * compiler's, which counts the Type's encodes on protobufjs's own encoder and is compiled for
  * RustWriter once the Type is hot (the compiled one calls protobufjs's own for any other writer).
  * Types set up before the install keep protobufjs's encoder (which writes through RustWriter all the
- * same). Only the copies whose rules the compiler knows, protobufjs 7.x and 8.x, get them; pbjs
- * static code has no Type and keeps its own functions.
+ * same). Only the copies whose rules the compiler knows get them (lib/encoders/rules.js `rulesOf`);
+ * pbjs static code has no Type and keeps its own functions.
  */
 
 const { compiler } = require('../encoders/compile');
@@ -34,16 +34,20 @@ let warned = false;
 /**
  * Makes every Type of `protobuf` set up from now on encode with a compiled encoder.
  * @param {object} protobuf The protobufjs module
- * @param {string|null} version Its version
- * @returns {boolean} Whether its Types get compiled encoders (false: no `Type` in this build, or
- * not yet, as while `protobufjs/minimal` loads; or a version whose rules are unknown)
+ * @param {string|null} version Its version, if known
+ * @returns {string|null} Null if its Types get compiled encoders, else why not: no `Type` in this
+ * build (or not yet, as while `protobufjs/minimal` loads), or encoder rules the compiler does not
+ * know (`rulesOf`)
  */
 function installEncoders(protobuf, version) {
   const Type = protobuf.Type;
-  const rules = rulesOf(version);
-  if (typeof Type !== 'function' || typeof Type.prototype.setup !== 'function' || rules === null) return false;
+  if (typeof Type !== 'function' || typeof Type.prototype.setup !== 'function') {
+    return 'no reflection (protobufjs/minimal)';
+  }
+  const { rules, why } = rulesOf(protobuf, version);
+  if (rules === null) return why;
   const setup = Type.prototype.setup;
-  if (Object.prototype.hasOwnProperty.call(setup, SETUP)) return true;
+  if (Object.prototype.hasOwnProperty.call(setup, SETUP)) return null;
   let compile = null; // made on first use, when the copy has finished loading
   const setup_rustwriter = function setup_rustwriter() {
     const result = setup.apply(this, arguments);
@@ -55,7 +59,7 @@ function installEncoders(protobuf, version) {
   };
   Object.defineProperty(setup_rustwriter, SETUP, { value: setup });
   Type.prototype.setup = setup_rustwriter;
-  return true;
+  return null;
 }
 
 /**

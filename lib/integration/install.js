@@ -107,12 +107,13 @@ function packageOf(filename) {
  * the module cache is searched for a module whose exports are `protobuf`.
  * @param {object} protobuf The protobufjs module
  * @param {string} [filename] A file of the copy
- * @returns {{version: string|null, path: string|null}} What is known of the copy
+ * @returns {{version: string|null, path: string|null, whyNotCompiled: string|null}} What is known of
+ * the copy, and why its Types keep protobufjs's encoders, if they do
  */
 function noteCopy(protobuf, filename) {
   const Writer = protobuf.Writer;
   let copy = COPIES.get(Writer);
-  if (copy !== undefined && copy.path !== null) return copy;
+  if (copy !== undefined && (copy.path !== null || copy.version !== null)) return copy;
   if (filename === undefined) {
     for (const id of Object.keys(require.cache)) {
       const cached = require.cache[id];
@@ -123,6 +124,7 @@ function noteCopy(protobuf, filename) {
     }
   }
   copy = filename === undefined ? { version: null, path: null } : packageOf(filename);
+  copy.whyNotCompiled = null;
   COPIES.set(Writer, copy);
   MODULES.set(Writer, protobuf);
   return copy;
@@ -136,10 +138,13 @@ function noteCopy(protobuf, filename) {
  * `Type` yet); survives `protobuf.configure()`, which also re-reads `util.Buffer`: results are
  * instances of the instance's `util.Buffer`, as protobufjs's own are.
  * @param {object} protobuf The protobufjs module (`protobufjs`, `/light` or `/minimal`)
- * @param {{verify?: number, compiled?: boolean}} [options] `verify`: the fraction (0 to 1) of writers
- * whose every call also goes to protobufjs's own writer, compared at `finish()`
- * (lib/integration/verify.js); default `PROTOBUFJS_RUSTWRITER_VERIFY`, else 0. `compiled`: whether
- * Types get compiled encoders; default true, unless `PROTOBUFJS_RUSTWRITER_COMPILED=0`
+ * @param {{verify?: number, compiled?: boolean, protobufjsVersion?: string}} [options] `verify`: the
+ * fraction (0 to 1) of writers whose every call also goes to protobufjs's own writer, compared at
+ * `finish()` (lib/integration/verify.js); default `PROTOBUFJS_RUSTWRITER_VERIFY`, else 0.
+ * `compiled`: whether Types get compiled encoders; default true, unless
+ * `PROTOBUFJS_RUSTWRITER_COMPILED=0`. `protobufjsVersion`: the copy's version, for a copy whose
+ * package.json cannot be found (bundled into one file): `status()` reports it, and compiled
+ * encoders stay off unless it is 7.x or 8.x
  * @returns {object} `protobuf`
  */
 function install(protobuf, options) {
@@ -152,7 +157,13 @@ function install(protobuf, options) {
   if (given.compiled !== undefined && typeof given.compiled !== 'boolean') {
     throw new TypeError(`protobufjs-rustwriter: install() option compiled must be a boolean, not ${JSON.stringify(given.compiled)}`);
   }
+  const stated = given.protobufjsVersion;
+  if (stated !== undefined && (typeof stated !== 'string' || !/^\d+\.\d+\.\d+/.test(stated))) {
+    throw new TypeError('protobufjs-rustwriter: install() option protobufjsVersion must be a version such as "8.8.1" ' +
+      `(require('protobufjs/package.json').version), not ${JSON.stringify(stated)}`);
+  }
   const copy = noteCopy(protobuf);
+  if (stated !== undefined && copy.path === null) copy.version = stated;
   if (Object.prototype.hasOwnProperty.call(Writer, INSTALLED)) {
     const state = Writer[INSTALLED];
     if (verify !== null && verify !== state.verify && Writer.create === state.ours) {
@@ -160,7 +171,10 @@ function install(protobuf, options) {
       state.ours = createFor(protobuf, verify, copy.version);
       Writer.create = state.ours;
     }
-    if (given.compiled !== undefined) state.compiled = given.compiled;
+    if (given.compiled !== undefined) {
+      state.compiled = given.compiled;
+      state.compiledBy = 'option';
+    }
     applyEncoders(protobuf, state, copy);
     return protobuf;
   }
@@ -169,6 +183,8 @@ function install(protobuf, options) {
     configure: Writer._configure,
     verify: verify === null ? defaultFraction() : verify,
     compiled: given.compiled !== undefined ? given.compiled : envVar(COMPILED) !== '0',
+    /** Whether `compiled` came from the option or the environment, for `status()`. */
+    compiledBy: given.compiled !== undefined ? 'option' : 'environment',
     ours: null,
   };
   state.ours = createFor(protobuf, state.verify, copy.version);
@@ -191,13 +207,18 @@ function install(protobuf, options) {
 /**
  * Compiled encoders on or off in `protobuf`, as its install state says.
  * @param {object} protobuf The protobufjs module
- * @param {{compiled: boolean}} state Its install state
- * @param {{version: string|null}} copy What is known of the copy
+ * @param {{compiled: boolean, compiledBy: string}} state Its install state
+ * @param {{version: string|null, whyNotCompiled: string|null}} copy What is known of the copy (its
+ * `whyNotCompiled` is set here)
  * @returns {undefined}
  */
 function applyEncoders(protobuf, state, copy) {
-  if (state.compiled) installEncoders(protobuf, copy.version);
-  else uninstallEncoders(protobuf);
+  if (state.compiled) {
+    copy.whyNotCompiled = installEncoders(protobuf, copy.version);
+  } else {
+    uninstallEncoders(protobuf);
+    copy.whyNotCompiled = state.compiledBy === 'option' ? 'install() option compiled: false' : `${COMPILED}=0`;
+  }
 }
 
 /**
@@ -234,11 +255,17 @@ function stateOf(Writer) {
 /**
  * Each protobufjs copy seen (by `install()` or by the preload), in the order seen.
  * @returns {Array<{version: string|null, path: string|null, installed: boolean, compiled: boolean,
- *   verify: number}>} Copies
+ *   whyNotCompiled: string|null, verify: number}>} Copies
  */
 function copies() {
   const list = [];
-  for (const [Writer, copy] of COPIES) list.push({ version: copy.version, path: copy.path, ...stateOf(Writer) });
+  for (const [Writer, copy] of COPIES) {
+    const state = stateOf(Writer);
+    // Why only while installed and off: a copy the preload left alone (6.x) says so by `installed`.
+    const whyNotCompiled = state.installed && !state.compiled ? copy.whyNotCompiled : null;
+    const { installed, compiled, verify } = state;
+    list.push({ version: copy.version, path: copy.path, installed, compiled, whyNotCompiled, verify });
+  }
   return list;
 }
 

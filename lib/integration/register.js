@@ -20,7 +20,7 @@
 const Module = require('module');
 const { install, noteCopy } = require('./install');
 const { status, flags } = require('./status');
-const { rulesOf } = require('../encoders/rules');
+const { supportedVersion } = require('../encoders/rules');
 
 const HOOKED = Symbol.for('protobufjs-rustwriter.register');
 
@@ -40,8 +40,8 @@ function consider(filename, exports) {
   const Writer = exports.Writer;
   if (typeof Writer !== 'function' || typeof Writer.create !== 'function') return;
   const copy = noteCopy(exports, filename);
-  // The versions RustWriter reproduces the bytes of: those whose encoder rules the compiler knows.
-  if (rulesOf(copy.version) !== null) install(exports);
+  // The versions whose writer RustWriter reproduces the bytes of (lib/encoders/rules.js `MAJORS`).
+  if (copy.version !== null && supportedVersion(copy.version)) install(exports);
 }
 
 /**

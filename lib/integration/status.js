@@ -19,7 +19,8 @@ const flags = { preload: false };
  * protobufjs copy seen, with whether its `Writer.create` returns RustWriters now and the fraction
  * of them shadowed by protobufjs's own writer, and what those checks found (lib/verify.js).
  * @returns {{native: boolean, preload: boolean,
- *   copies: Array<{version: string|null, path: string|null, installed: boolean, verify: number}>,
+ *   copies: Array<{version: string|null, path: string|null, installed: boolean, compiled: boolean,
+ *     whyNotCompiled: string|null, verify: number}>,
  *   verify: {writers: number, checked: number, differing: number, skipped: number, reports: object[]}}} Status
  */
 function status() {
@@ -34,9 +35,15 @@ function status() {
 function formatStatus(s) {
   const lines = [`protobufjs-rustwriter: ${s.native ? 'native addon' : 'JS path (no addon)'}, preload ${s.preload ? 'on' : 'off'}, ${s.copies.length} protobufjs ${s.copies.length === 1 ? 'copy' : 'copies'} seen`];
   for (const c of s.copies) {
-    const how = [c.compiled ? 'compiled encoders' : null, c.verify > 0 ? `${c.verify * 100}% checked against protobufjs's writer` : null];
+    const how = [
+      c.compiled ? 'compiled encoders' : null,
+      c.whyNotCompiled !== null ? `compiled encoders off: ${c.whyNotCompiled}` : null,
+      c.verify > 0 ? `${c.verify * 100}% checked against protobufjs's writer` : null,
+    ];
     const writer = c.installed ? ['RustWriter', ...how.filter(Boolean)].join(', ') : 'protobufjs\'s own writer';
-    lines.push(`protobufjs-rustwriter:   protobufjs ${c.version || '(unknown version)'} at ${c.path || '(unknown path)'}: ${writer}`);
+    // A copy without a package.json to read is one bundled into a file (or loaded from one).
+    const where = c.path !== null ? ` at ${c.path}` : ' (no package.json: bundled)';
+    lines.push(`protobufjs-rustwriter:   protobufjs ${c.version || '(version unknown)'}${where}: ${writer}`);
   }
   const v = s.verify;
   if (v.writers > 0) {

@@ -207,6 +207,9 @@ function checkedClass(Base, reference, version) {
   }
   CheckedWriter.prototype = Object.create(Base.prototype);
   CheckedWriter.prototype.constructor = CheckedWriter;
+  // Named as the writer it stands in for (`util.inspect` shows RustWriter), while its constructor
+  // stays its own: compiled encoders tell a checked writer from a RustWriter by it.
+  Object.defineProperty(CheckedWriter, 'name', { value: Base.name });
 
   /**
    * Stops shadowing: the two writers can no longer be compared (one threw, or protobufjs's

@@ -16,7 +16,8 @@ the schema (warnings) and that RustWriter gives protobufjs's bytes for every mes
 ways alternately in this process.
 
   <schema>             a .proto file, or a JSON schema (the output of protobufjs's root.toJSON())
-  --type <full.Name>   the message type to encode, with its package (e.g. shop.Order)
+  --type <full.Name>   the message type to encode, with its package (e.g. shop.Order); its name
+                       alone (Order) will do where no other type of the schema has it
   --data <file>        messages to encode (repeatable): JSON (one object or an array, through
                        Type.fromObject) or binary (one encoded message, through Type.decode).
                        Without --data: seeded sample messages generated from the schema

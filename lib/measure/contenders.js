@@ -17,6 +17,7 @@
  */
 
 const { install, uninstall } = require('../integration/install');
+const { rulesOf } = require('../encoders/rules');
 const { isCompiled } = require('../encoders/compile');
 const settings = require('../writer/settings');
 const { loadSchema, lookupType } = require('./load');
@@ -75,8 +76,9 @@ function reachable(protobuf, type) {
  * @param {string} schema Schema file (absolute)
  * @param {{paths: string[], keepCase: boolean}} options For {@link loadSchema}
  * @param {string|undefined} typeName `--type`
- * @returns {{types: {own: object, api: object, compiled: object}, compiled: boolean}} Each contender's
- *   Type, and whether the compiled contender's Type really got a compiled encoder
+ * @returns {{types: {own: object, api: object, compiled: object}, compiled: boolean, whyNotCompiled: string|null}}
+ *   Each contender's Type, whether the compiled contender's Type really got a compiled encoder, and
+ *   if not, why, where the copy's encoder is not one the compiler mirrors (else its warning says)
  */
 function loadContenders(protobuf, label, schema, options, typeName) {
   uninstall(protobuf);
@@ -96,7 +98,8 @@ function loadContenders(protobuf, label, schema, options, typeName) {
       protobuf.util.codegen = codegen;
     }
   }
-  return { types, compiled: isCompiled(types.compiled.encode) };
+  const compiled = isCompiled(types.compiled.encode);
+  return { types, compiled, whyNotCompiled: compiled ? null : rulesOf(protobuf, null).why };
 }
 
 module.exports = { loadContenders, CONTENDERS };

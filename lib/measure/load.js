@@ -130,7 +130,9 @@ function messageTypes(protobuf, root) {
 }
 
 /**
- * The message type `name` of a Root.
+ * The message type `name` of a Root: its full name (`shop.Order`, a leading dot allowed), or the
+ * end of one (`Order`, `Order.Line`) that names exactly one type. A name that is an enum, or that
+ * several types end with, is an error that says so.
  * @param {object} protobuf protobufjs module
  * @param {object} root Root
  * @param {string|undefined} name `--type`
@@ -138,18 +140,30 @@ function messageTypes(protobuf, root) {
  * @returns {object} Type
  */
 function lookupType(protobuf, root, name, file) {
-  let type = null;
-  if (name !== undefined) {
-    try {
-      type = root.lookupType(name);
-    } catch {
-      type = null;
-    }
-  }
-  // A type named is measured even if it is a bundled google.protobuf one (a FileDescriptorSet).
-  if (type !== null) return type;
   const types = messageTypes(protobuf, root);
   const some = `${types.slice(0, TYPES_LISTED).join(', ')}${types.length > TYPES_LISTED ? `, … (${types.length} in all)` : ''}`;
+  if (name !== undefined) {
+    // Every type and enum by full name, the bundled google.protobuf ones included (a type named is
+    // measured even if it is one of those: a FileDescriptorSet).
+    const all = [];
+    (function walk(ns) {
+      for (const nested of ns.nestedArray || []) {
+        if (nested instanceof protobuf.Type || nested instanceof protobuf.Enum) all.push(nested);
+        walk(nested);
+      }
+    })(root);
+    const wanted = name.replace(/^\./, '');
+    const exact = all.filter((t) => t.fullName.slice(1) === wanted);
+    const found = exact.length > 0 ? exact : all.filter((t) => t.fullName.endsWith(`.${wanted}`));
+    if (found.length === 1 && found[0] instanceof protobuf.Type) return found[0];
+    if (found.length === 1) {
+      throw new MeasureError(`${found[0].fullName.slice(1)} is an enum, not a message type: pass --type with a message type, one of ${some}`);
+    }
+    if (found.length > 1) {
+      throw new MeasureError(`"${name}" names ${found.length} types in ${path.basename(file)}: pass --type with one of their full names, ` +
+        `${found.map((t) => t.fullName.slice(1)).join(', ')}`);
+    }
+  }
   if (types.length === 0) {
     throw new MeasureError(`${path.basename(file)} defines no message type: pass the schema that defines yours (a .proto, or the JSON of root.toJSON())`);
   }

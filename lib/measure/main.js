@@ -27,7 +27,7 @@ const { loadContenders, CONTENDERS } = require('./contenders');
 const { jsonProblems, verifyProblem } = require('./check-data');
 const { samples, SIZES, SEED } = require('./sample');
 const { timeRows } = require('./time');
-const { MAJORS, rulesOf } = require('../encoders/rules');
+const { MAJORS, supportedVersion } = require('../encoders/rules');
 const { formatText, toJson, warningText } = require('./report');
 
 const FLIP_ENV = 'PROTOBUFJS_RUSTWRITER_TEST_FLIP_BYTE';
@@ -215,7 +215,7 @@ function planCopies(cwd, option) {
     if (copies.length === 0) throw new MeasureError(`cannot find protobufjs from ${cwd}: run it in your app's directory or pass --protobufjs <dir>`);
     const byVersion = new Map();
     for (const copy of copies) {
-      if (rulesOf(copy.version) === null) copy.note = `not timed: RustWriter installs into protobufjs ${MAJORS.map((m) => `${m}.x`).join(' and ')} only`;
+      if (!supportedVersion(copy.version)) copy.note = `not timed: RustWriter installs into protobufjs ${MAJORS.map((m) => `${m}.x`).join(' and ')} only`;
       else if (byVersion.has(copy.version)) copy.note = `not timed: the same version as ${displayPath(cwd, byVersion.get(copy.version).path)}`;
       else {
         copy.timed = true;
@@ -302,7 +302,8 @@ function measure(argv, io) {
       }
       const messages = {};
       for (const k of CONTENDERS) messages[k] = toMessages(protobuf, loaded.types[k], inputs, args, problems);
-      Object.assign(copy, { types: loaded.types, compiled: loaded.compiled, messages });
+      const { types, compiled, whyNotCompiled } = loaded;
+      Object.assign(copy, { types, compiled, whyNotCompiled, messages });
       timed.push(copy);
     } catch (err) {
       if (first || !(err instanceof MeasureError)) throw err;

@@ -208,7 +208,10 @@ function formatText(report) {
       String(row.nativeCalls),
     ]);
     lines.push('', `protobufjs ${copy.version} at ${displayPath(report.cwd, copy.path)} (${roleOf(report, copy)}):`, table([header, ...body]));
-    if (!copy.compiled) lines.push('(no compiled encoder for this type in this copy: see the warning above; the app gets the Writer API\'s times)');
+    if (!copy.compiled) {
+      lines.push(`(no compiled encoder for this type in this copy: ${copy.whyNotCompiled || 'see the warning above'}; the app gets the ` +
+        'Writer API\'s times)');
+    }
     lines.push(verdict(copyVerdictInput(report, copy)));
   }
   return `${lines.join('\n')}\n`;

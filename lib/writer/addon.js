@@ -6,7 +6,11 @@
  *
  * The addon for a platform is a file `protobufjs-rustwriter.<platform>.node`, at the package root
  * in a git clone (`npm install` builds it there with cargo), or in the optional dependency
- * `protobufjs-rustwriter-<platform>` that npm installs for the platform it runs on. This loader
+ * `protobufjs-rustwriter-<platform>` that npm installs for the platform it runs on. Bundled into
+ * an app's one file (esbuild, webpack), this code is no longer in the package, so it looks in the
+ * bundle's own folder only, in the two layouts napi-rs documents for bundles: the platform package
+ * deployed beside the bundle (`node_modules/protobufjs-rustwriter-<platform>/`), or its `.node`
+ * file copied there; never in a folder above the bundle's, which is outside the app. This loader
  * replaces the one napi-rs generates (binding.js, kept for its types and for napi's tooling):
  * that one reads environment variables and `/usr/bin/ldd`, which Deno refuses without
  * `--allow-env` and which some containers lack, and its error always gives npm's optional
@@ -14,12 +18,30 @@
  */
 
 const fs = require('fs');
+const { createRequire } = require('module');
 const path = require('path');
 const { envVar } = require('../env');
 
 const NAME = 'protobufjs-rustwriter';
-const ROOT = path.join(__dirname, '..', '..');
-const { version: VERSION, bugs: BUGS } = require('../../package.json');
+const { version: VERSION, bugs: BUGS, optionalDependencies: PLATFORM_PACKAGES } = require('../../package.json');
+
+/**
+ * The file this code runs from: lib/writer/addon.js of the package, or the bundle it was bundled
+ * into (both esbuild and webpack keep `__filename` the output file's under Node); null where the
+ * runtime gives none (an ES module bundle without a `__filename` of its own).
+ */
+const HERE = typeof __filename === 'string' ? __filename : null;
+/** Whether this code runs from the package's own files rather than from a bundle. */
+const IN_PACKAGE = HERE !== null && HERE.endsWith(`${path.sep}lib${path.sep}writer${path.sep}addon.js`);
+/** The package root (null in a bundle). */
+const ROOT = IN_PACKAGE ? path.join(path.dirname(HERE), '..', '..') : null;
+/** The folder of the bundle this code was bundled into (null outside a bundle, or where unknown). */
+const BUNDLE_DIR = !IN_PACKAGE && HERE !== null ? path.dirname(HERE) : null;
+/**
+ * Node's own `require`, relative to this file: a bundler's `require` (webpack's) cannot load a
+ * file it did not bundle, and an addon is never bundled.
+ */
+const nodeRequire = createRequire(HERE !== null ? HERE : path.join(process.cwd(), 'bundle.js'));
 
 /**
  * The prebuilt addons, by `process.platform-process.arch`: napi-rs's names for the targets of
@@ -47,19 +69,26 @@ function libcOf(name) {
 }
 
 /**
- * The C library of this Linux process, from the process report (Deno refuses it without
- * `--allow-sys`) or the musl dynamic loader's file in /lib.
- * @returns {'gnu'|'musl'|null} Which, or null when neither tells
+ * The C library of this Linux process: under Deno, the one Deno was built for (`Deno.build.env`),
+ * since its process report needs `--allow-sys` and asks for it at a terminal; elsewhere from the
+ * process report; else from the musl dynamic loader's file in /lib.
+ * @returns {'gnu'|'musl'|null} Which, or null when none tells
  */
 function linuxLibc() {
-  try {
-    const report = process.report.getReport();
-    if (report.header && report.header.glibcVersionRuntime) return 'gnu';
-    if (Array.isArray(report.sharedObjects) && report.sharedObjects.some((file) => /(?:libc\.musl-|ld-musl-)/.test(file))) {
-      return 'musl';
+  const deno = globalThis.Deno;
+  if (deno !== undefined && deno !== null) {
+    const env = deno.build && deno.build.env;
+    if (env === 'gnu' || env === 'musl') return env;
+  } else {
+    try {
+      const report = process.report.getReport();
+      if (report.header && report.header.glibcVersionRuntime) return 'gnu';
+      if (Array.isArray(report.sharedObjects) && report.sharedObjects.some((file) => /(?:libc\.musl-|ld-musl-)/.test(file))) {
+        return 'musl';
+      }
+    } catch {
+      // no report here: look at the files
     }
-  } catch {
-    // no report here: look at the files
   }
   try {
     return fs.readdirSync('/lib').some((file) => file.startsWith('ld-musl-')) ? 'musl' : null;
@@ -105,8 +134,22 @@ function firstLine(err) {
 }
 
 /**
+ * Where to look for the addon of one platform, in order: in the package, its file at the package
+ * root, then its platform package as Node resolves it from here (in node_modules, as npm, pnpm,
+ * yarn and Bun install it); in a bundle, its platform package in the bundle's folder's
+ * node_modules, then its file beside the bundle.
+ * @param {string} platform A platform name of PREBUILT
+ * @returns {string[]} Module ids (absolute paths, or a package name)
+ */
+function placesFor(platform) {
+  if (ROOT !== null) return [path.join(ROOT, `${NAME}.${platform}.node`), `${NAME}-${platform}`];
+  if (BUNDLE_DIR === null) return [];
+  return [path.join(BUNDLE_DIR, 'node_modules', `${NAME}-${platform}`), path.join(BUNDLE_DIR, `${NAME}.${platform}.node`)];
+}
+
+/**
  * Loads the addon: `NAPI_RS_NATIVE_LIBRARY_PATH` if set (napi-rs's override), else, for each
- * platform name to try here, the file at the package root, then the platform package.
+ * platform name to try here, the places `placesFor` gives.
  * @returns {{binding: object|null, failures: Array<{id: string, err: *}>}} The addon's exports,
  * or null and what was tried (modules that do not exist are not listed)
  */
@@ -114,7 +157,7 @@ function load() {
   const failures = [];
   const attempt = (id) => {
     try {
-      return require(id);
+      return nodeRequire(id);
     } catch (err) {
       if (!notFound(err) || !String(err.message).includes(id)) failures.push({ id, err });
       return null;
@@ -123,21 +166,27 @@ function load() {
   const override = envVar('NAPI_RS_NATIVE_LIBRARY_PATH');
   if (override) return { binding: attempt(override), failures };
   for (const platform of candidates()) {
-    const binding = attempt(path.join(ROOT, `${NAME}.${platform}.node`)) || attempt(`${NAME}-${platform}`);
-    if (binding !== null) return { binding, failures };
+    for (const id of placesFor(platform)) {
+      const binding = attempt(id);
+      if (binding !== null) return { binding, failures };
+    }
   }
   return { binding: null, failures };
 }
 
 /**
- * The lockfile of the npm project that installed this package, if any.
+ * The lockfile of the npm project that installed this package, if any: looked for from the folder
+ * that holds the innermost `node_modules` up to the one that holds the outermost, the app's own
+ * folder, and never above it.
  * @returns {{file: string, text: string}|null} Its path and text
  */
 function projectLockfile() {
   const marker = `${path.sep}node_modules${path.sep}`;
-  const at = ROOT.lastIndexOf(marker);
-  if (at < 0) return null;
-  for (let dir = ROOT.slice(0, at); ; dir = path.dirname(dir)) {
+  const inner = ROOT.lastIndexOf(marker);
+  if (inner < 0) return null;
+  // path.resolve keeps a root folder's separator ('/', 'C:\\') and drops any other's.
+  const app = path.resolve(ROOT.slice(0, ROOT.indexOf(marker) + 1));
+  for (let dir = path.resolve(ROOT.slice(0, inner + 1)); dir.length >= app.length; dir = path.dirname(dir)) {
     for (const name of ['package-lock.json', 'npm-shrinkwrap.json']) {
       try {
         const file = path.join(dir, name);
@@ -146,8 +195,9 @@ function projectLockfile() {
         // not here
       }
     }
-    if (path.dirname(dir) === dir) return null;
+    if (path.dirname(dir) === dir) break;
   }
+  return null;
 }
 
 /**
@@ -197,10 +247,17 @@ function whyNoAddon(failures) {
     return `${path.isAbsolute(id) ? path.relative(process.cwd(), id) || id : id} is there but did not load ` +
       `(${firstLine(err)}); please report it at ${BUGS.url}`;
   }
+  const wanted = `${NAME}-${names[0]}`;
+  if (ROOT === null) return whyNotBeside(wanted, names[0]);
   if (!ROOT.includes(`${path.sep}node_modules${path.sep}`)) {
     return `this checkout has no addon built for ${platform}: npm install builds it, given a Rust toolchain (cargo)`;
   }
-  const wanted = `${NAME}-${names[0]}`;
+  if (PLATFORM_PACKAGES === undefined) {
+    // package.json names the platform packages only in the tarball `npm run pack` makes; the
+    // repository refuses a plain `npm pack` (scripts/prepack.js), but --ignore-scripts gets past it.
+    return `this ${NAME} lists no platform packages, as a plain npm pack of its git repository leaves them out: install ` +
+      `the published package, or the tarballs \`npm run pack\` makes in dist/ of the clone (see its docs/platforms.md)`;
+  }
   const lockfile = projectLockfile();
   if (lockfile !== null && !lockfile.text.includes(`node_modules/${wanted}"`)) {
     return `its package, ${wanted}, is not installed: ${path.basename(lockfile.file)} has no entry for it, as npm before ` +
@@ -221,6 +278,22 @@ function whyNoAddon(failures) {
   }
   return `its package, ${wanted}, is not installed (an optional dependency, which the package manager skipped): ` +
     `install ${wanted}@${VERSION}`;
+}
+
+/**
+ * Why a bundle has no addon: neither layout is in its folder.
+ * @param {string} wanted The platform package to deploy
+ * @param {string} platform Its platform name
+ * @returns {string} One sentence, without a final period
+ */
+function whyNotBeside(wanted, platform) {
+  if (BUNDLE_DIR === null) {
+    return `${NAME} was bundled into code that has no __filename, so it cannot tell where the bundle is: set ` +
+      'NAPI_RS_NATIVE_LIBRARY_PATH to the addon\'s file, or keep the package out of the bundle (README, "Bundlers and serverless")';
+  }
+  return `${NAME} was bundled into ${HERE}, and that folder has neither node_modules/${wanted} nor ` +
+    `${NAME}.${platform}.node: copy node_modules/${wanted} of an install on this platform into that folder, or keep ` +
+    `${NAME} out of the bundle (README, "Bundlers and serverless")`;
 }
 
 module.exports = { PREBUILT, load, refused, whyNoAddon };

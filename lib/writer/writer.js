@@ -370,4 +370,8 @@ Object.defineProperties(RustWriter.prototype, {
   len: { configurable: true, enumerable: true, get: get_pos },
 });
 
+// Its name as users see it (`util.inspect`, `constructor.name`) even where a bundler renamed the
+// function to keep names apart in one scope (esbuild makes it RustWriter2).
+Object.defineProperty(RustWriter, 'name', { value: 'RustWriter' });
+
 module.exports = { RustWriter };

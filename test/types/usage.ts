@@ -11,6 +11,8 @@ const installed: typeof protobuf = install(protobuf);
 const checked: typeof protobuf = install(protobuf, { verify: 0.01 });
 const writerApiOnly: typeof protobuf = install(protobuf, { compiled: false });
 const compiles: boolean = status().copies[0].compiled;
+const whyNot: string | null = status().copies[0].whyNotCompiled;
+const bundled: typeof protobuf = install(protobuf, { protobufjsVersion: '8.8.1' });
 const found: VerifyStatus = status().verify;
 const fraction: number = status().copies[0].verify;
 const viaInstall: Uint8Array = M.encode(M.create({ id: 1, name: 'x' })).finish();
@@ -41,4 +43,4 @@ const position: number = w.pos + w.len;
 const explicit: Uint8Array = M.encode({ id: 2 }, RustWriter.create() as unknown as protobuf.Writer).finish();
 
 uninstall(installed);
-export { viaInstall, out, into, native, position, explicit, checked, found, fraction };
+export { viaInstall, out, into, native, position, explicit, checked, found, fraction, whyNot, bundled };
