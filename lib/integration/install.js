@@ -69,7 +69,7 @@ function writerFor(protobuf) {
 
 /**
  * The `Writer.create` for a protobufjs instance: {@link writerFor}'s, or, when `verify` is above
- * 0, one that shadows that fraction of its writers with the instance's own writer (lib/verify.js).
+ * 0, one that shadows that fraction of its writers with the instance's own writer (lib/integration/verify.js).
  * @param {object} protobuf The protobufjs module
  * @param {number} verify Fraction of writers to check
  * @param {string|null} version The instance's version

@@ -11,13 +11,13 @@ const { NATIVE } = require('../writer/native');
 const { verifyStatus } = require('./verify');
 const { STATUS, envVar } = require('../env');
 
-/** Set by lib/register.js when the preload has hooked module loading. */
+/** Set by lib/integration/register.js when the preload has hooked module loading. */
 const flags = { preload: false };
 
 /**
  * What is in use: whether the addon is loaded (else the JS path), whether the preload ran, each
  * protobufjs copy seen, with whether its `Writer.create` returns RustWriters now and the fraction
- * of them shadowed by protobufjs's own writer, and what those checks found (lib/verify.js).
+ * of them shadowed by protobufjs's own writer, and what those checks found (lib/integration/verify.js).
  * @returns {{native: boolean, preload: boolean,
  *   copies: Array<{version: string|null, path: string|null, installed: boolean, compiled: boolean,
  *     whyNotCompiled: string|null, verify: number}>,

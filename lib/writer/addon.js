@@ -11,10 +11,10 @@
  * bundle's own folder only, in the two layouts napi-rs documents for bundles: the platform package
  * deployed beside the bundle (`node_modules/protobufjs-rustwriter-<platform>/`), or its `.node`
  * file copied there; never in a folder above the bundle's, which is outside the app. This loader
- * replaces the one napi-rs generates (binding.js, kept for its types and for napi's tooling):
- * that one reads environment variables and `/usr/bin/ldd`, which Deno refuses without
- * `--allow-env` and which some containers lack, and its error always gives npm's optional
- * dependencies bug as the cause.
+ * takes the place of the one napi-rs can generate (the build asks for none, `--no-js`, and only for
+ * its types, binding.d.ts): that one reads environment variables and `/usr/bin/ldd`, which Deno
+ * refuses without `--allow-env` and which some containers lack, and its error always gives npm's
+ * optional dependencies bug as the cause.
  */
 
 const fs = require('fs');
