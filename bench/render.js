@@ -4,12 +4,17 @@
  * Renders bench/results/latest.json into bench/results/latest.svg, a bar chart of RustWriter's
  * ratios; into docs/benchmark.md's tables (speed, where the time goes, first encode and memory,
  * allocation, targets); and into the README's table of gains by message shape and its table of real
- * workloads, each between its markers. Renders
- * bench/results/lines.json (bench/lines.js, one short run per Node line) into docs/benchmark.md's
- * per-line summary and the README's. Only `npm run bench:update` (bench/index.js `--update`, after
- * a full run) and `npm run bench:lines -- --update` call it, right after writing their JSON: every
- * number in them comes from a JSON file, so none ever shows a number no run produced, and nothing
- * else rewrites these tracked files.
+ * workloads, each between its markers. Renders bench/results/lines.json (bench/lines.js, one short
+ * run per Node line) into docs/benchmark.md's per-line section (figures with their ranges, and their
+ * verdicts against the targets) and the README's per-line summary (figures only). The README tells
+ * users what was measured and how to measure it again; the project's targets and verdicts are
+ * docs/benchmark.md's (and the console's).
+ *
+ * Only `npm run bench:update` (bench/index.js `--update`, after a full run) and `npm run
+ * bench:lines -- --update` call it, right after writing their JSON: every number in them comes from
+ * a JSON file, so none ever shows a number no run produced, and nothing else rewrites these tracked
+ * files. To render the committed JSON again after changing this file, without a run:
+ * `node -e "require('./bench/render').main()"`.
  */
 
 const fs = require('fs');
@@ -476,25 +481,30 @@ function withRange(g) {
   return `${format.ratio(g.value)} (${format.ratio(g.range[0])}–${Number.isFinite(g.range[1]) ? format.ratio(g.range[1]) : 'any'})`;
 }
 
+/** A figure's status against its target (bench/targets.js), in the words of bench/lines.js's console summary. */
+const STATUS_WORDS = { met: 'met', noise: 'missed within noise', missed: 'missed' };
+
 /**
- * A summary figure against its target, as "1.72x ✓" (met) or "1.32x ✗" (missed, within noise or not).
- * @param {{value: number, status: string}} g Summary figure of bench/lines.js
- * @returns {string} Text
+ * A summary figure's verdict against its target, for docs/benchmark.md only: the README shows the
+ * figures, not the project's targets.
+ * @param {{status: string|null}|null|undefined} g Summary figure of bench/lines.js
+ * @returns {string} Text ("n/a" where the run has no such figure or the figure no target)
  */
-function verdictMark(g) {
-  return `${format.ratio(g.value)} ${g.status === 'met' ? '✓' : g.status === 'noise' ? '✗ (noise)' : '✗'}`;
+function verdictOf(g) {
+  return g && g.status ? STATUS_WORDS[g.status] : 'n/a';
 }
 
 /**
  * The per-line section of docs/benchmark.md: how the runs were made, per line the summary figures
- * over the target cases with their ranges, and per line and case the two ratios.
+ * with their ranges, per line and case the two ratios, the real workloads' figures, and each
+ * figure's verdict against its target.
  * @param {object} lines Parsed lines.json
  * @returns {string} Markdown, markers included
  */
 function renderLinesSection(lines) {
   const { names, targets } = lines;
   const head = tableRow(['Node', `geomean, protobuf.js's own three (${targets.ownThree.join(', ')})`,
-    `geomean, everyday (${targets.everyday.join(', ')})`, `least of the everyday, at least ${format.ratio(targets.least8)}`,
+    `geomean, everyday (${targets.everyday.join(', ')})`, 'least of the everyday',
     `${names.rust7} vs ${names.pbjs7}: geomean, own three / everyday`, `${names['rust-api']} vs ${names.pbjs8}: geomean, everyday`,
     'noise']);
   const rows = lines.lines.map((l) => tableRow([l.node.replace(/^v/, ''), withRange(l.summary.own8), withRange(l.summary.everyday8),
@@ -509,9 +519,8 @@ function renderLinesSection(lines) {
     `Runs of ${lines.date.slice(0, 10)} on ${lines.machine.cores} × ${lines.machine.cpu}, ${lines.machine.os}; ` +
       `${format.commitLine(lines)}; one after the other, each \`node bench/index.js ${lines.args.join(' ')}\` under the ` +
       `latest release of its line from the npm registry (${lines.rounds} rounds; the run took ${format.duration(lines.runtimeSeconds)}). ` +
-      `Ratios of ${names.rust} over ${names.pbjs8} (targets: geometric means of at least ${format.ratio(targets.geomean8)}, ` +
-      `none of the everyday cases below ${format.ratio(targets.least8)}) and of ${names.rust7} over ${names.pbjs7} (target: ` +
-      `${format.ratio(targets.geomean7)}); in parentheses the range the timings' margins allow:`,
+      `Ratios of ${names.rust} over ${names.pbjs8} and of ${names.rust7} over ${names.pbjs7}; in parentheses the range the ` +
+      'timings\' margins allow:',
     '',
     head,
     tableRow(['---', ...Array(6).fill('--:')]),
@@ -522,26 +531,61 @@ function renderLinesSection(lines) {
     tableRow(['Node', ...ids]),
     tableRow(['---', ...ids.map(() => '--:')]),
     ...perCase,
-    ...linesRealTable(lines, false),
+    ...linesRealTable(lines),
+    ...linesVerdicts(lines),
     LINES_MARKERS[1],
   ].join('\n');
 }
 
 /**
- * The per-line table of the real workloads (bench/lines.js `real`): the wide case's steady ratios,
- * first encoded result and peak RSS against protobufjs 8.8.1, and the real tile's ratio. Empty for
- * runs made before they were added.
+ * docs/benchmark.md's verdicts of the per-line figures against their targets (bench/targets.js),
+ * the real workloads' where the runs measured them.
  * @param {object} lines Parsed lines.json
- * @param {boolean} marks Whether to mark each figure against its target (README) rather than show its
- *   range (docs/benchmark.md)
  * @returns {string[]} Markdown lines, a blank one first
  */
-function linesRealTable(lines, marks) {
-  if (!lines.lines.some((l) => l.real)) return [];
+function linesVerdicts(lines) {
   const { targets } = lines;
-  const mark = (status) => (status === null ? '' : ` ${status === 'met' ? '✓' : status === 'noise' ? '✗ (noise)' : '✗'}`);
-  const steady = (f) => (f ? `${format.ratio(f.value)} [${format.ratio(f.best)}]${marks ? mark(f.status) : ''}` : 'n/a');
-  const cold = (f, show) => (f ? `${show(f.median)} [${show(f.best)}]${marks && f.status !== undefined ? mark(f.status) : ''}` : 'n/a');
+  const real = lines.lines.some((l) => l.real);
+  const head = ['Node', `geomean, own three (at least ${format.ratio(targets.geomean8)})`,
+    `geomean, everyday (at least ${format.ratio(targets.geomean8)})`, `least of the everyday (at least ${format.ratio(targets.least8)})`,
+    `${lines.names.rust7}: geomean, own three / everyday (at least ${format.ratio(targets.geomean7)})`];
+  if (real) {
+    head.push(`wide case (at least ${format.ratio(targets.wide8)})`, `first encoded result (at most ${format.ratio(targets.firstResult)})`,
+      `peak RSS (at most +${targets.peakRssMB} MB)`, `real tile (at least ${format.ratio(targets.tile8)})`);
+  }
+  const rows = lines.lines.map((l) => {
+    const s = l.summary;
+    const cells = [l.node.replace(/^v/, ''), verdictOf(s.own8), verdictOf(s.everyday8), verdictOf(s.least8),
+      `${verdictOf(s.own7)} / ${verdictOf(s.everyday7)}`];
+    if (real) {
+      const { wide, tile } = l.real || {};
+      cells.push(verdictOf(wide && wide.rust8), verdictOf(wide && wide.firstResult), verdictOf(wide && wide.rssPeakMB),
+        verdictOf(tile && tile.rust8));
+    }
+    return tableRow(cells);
+  });
+  return [
+    '',
+    `Against the targets (bench/targets.js: ${lines.names.rust} vs ${lines.names.pbjs8} unless named; a miss within noise ` +
+      'is one whose range still reaches the target):',
+    '',
+    tableRow(head),
+    tableRow(['---', ...Array(head.length - 1).fill('---')]),
+    ...rows,
+  ];
+}
+
+/**
+ * The per-line table of the real workloads (bench/lines.js `real`): the wide case's steady ratios,
+ * first encoded result and peak RSS against protobufjs 8.8.1, and the real tile's ratio. Empty for
+ * runs made before they were added. The same in docs/benchmark.md and the README.
+ * @param {object} lines Parsed lines.json
+ * @returns {string[]} Markdown lines, a blank one first
+ */
+function linesRealTable(lines) {
+  if (!lines.lines.some((l) => l.real)) return [];
+  const steady = (f) => (f ? `${format.ratio(f.value)} [${format.ratio(f.best)}]` : 'n/a');
+  const cold = (f, show) => (f ? `${show(f.median)} [${show(f.best)}]` : 'n/a');
   const mb = (x) => `${x < 0 ? '−' : '+'}${Math.abs(x).toFixed(1)} MB`;
   const rows = lines.lines.map((l) => {
     const { wide, tile } = l.real || {};
@@ -552,10 +596,10 @@ function linesRealTable(lines, marks) {
   const wideId = (lines.lines.find((l) => l.real && l.real.wide) || { real: { wide: { id: 'temporal' } } }).real.wide.id;
   return [
     '',
-    `Real workloads per line (bench/real/): the wide case \`${wideId}\` (Temporal's schema) vs protobufjs 8.8.1, steady ` +
-      `(target ${format.ratio(targets.wide8)}; the fastest rounds' ratio in brackets), and in fresh processes with the preload ` +
-      `(medians [bests]): start → first encoded result (target at most ${format.ratio(targets.firstResult)}), the first encode ` +
-      `call alone, peak RSS (at most +${targets.peakRssMB} MB); the real vector tile (target ${format.ratio(targets.tile8)}):`,
+    `Real workloads per line (bench/real/), against protobufjs 8.8.1: the wide case \`${wideId}\` (Temporal's schema) ` +
+      'in steady state (the fastest rounds\' ratio in brackets), and in fresh processes started with the preload (medians ' +
+      '[bests]): start → first encoded result, the first encode call alone, peak RSS above protobufjs alone; the real ' +
+      'vector tile in steady state:',
     '',
     tableRow(['Node', 'wide case: RustWriter', 'Writer API path', 'first encoded result', 'first encode call', 'peak RSS',
       'real tile: RustWriter']),
@@ -565,26 +609,30 @@ function linesRealTable(lines, marks) {
 }
 
 /**
- * The README's per-line summary: per Node line, the geometric means over the target cases and the
- * least of the everyday cases, each marked against its target.
+ * The README's per-line summary: per Node line, RustWriter's geometric means over protobuf.js's own
+ * three cases and over the everyday cases, the least of the everyday cases, the geometric mean in
+ * protobufjs 7.6.6, and the real workloads' figures where the runs have them. Figures only: their
+ * ranges and targets are docs/benchmark.md's.
  * @param {object} lines Parsed lines.json
  * @returns {string} Markdown, markers included
  */
 function renderLinesSummary(lines) {
   const { names, targets } = lines;
+  const real = lines.lines.some((l) => l.real);
   return [
     LINES_MARKERS[0],
     GENERATED_LINES,
-    tableRow(['Node', `vs ${names.pbjs8}: geomean, its own three cases (target ${format.ratio(targets.geomean8)})`,
-      `geomean, everyday cases (${format.ratio(targets.geomean8)})`, `least everyday case (${format.ratio(targets.least8)})`,
-      `${names.rust7} vs ${names.pbjs7}: geomean, everyday (${format.ratio(targets.geomean7)})`]),
+    tableRow(['Node', `${names.rust} vs ${names.pbjs8}: geomean, protobuf.js's own three (${targets.ownThree.join(', ')})`,
+      `geomean, everyday (${targets.everyday.join(', ')})`, 'least everyday case',
+      `${names.rust7} vs ${names.pbjs7}: geomean, everyday`]),
     tableRow(['---', '--:', '--:', '--:', '--:']),
-    ...lines.lines.map((l) => tableRow([l.node.replace(/^v/, ''), verdictMark(l.summary.own8), verdictMark(l.summary.everyday8),
-      `${verdictMark(l.summary.least8)}, ${l.summary.least8.id}`, verdictMark(l.summary.everyday7)])),
-    ...linesRealTable(lines, true),
+    ...lines.lines.map((l) => tableRow([l.node.replace(/^v/, ''), format.ratio(l.summary.own8.value),
+      format.ratio(l.summary.everyday8.value), `${format.ratio(l.summary.least8.value)}, ${l.summary.least8.id}`,
+      format.ratio(l.summary.everyday7.value)])),
+    ...linesRealTable(lines),
     '',
     `Runs of ${lines.date.slice(0, 10)}, ${format.commitLine(lines)}, shorter than the table's (the everyday cases ` +
-      `${lines.lines.some((l) => l.real) ? 'and two real workloads' : 'only'}, five contenders, no allocation): how they were made, ` +
+      `${real ? 'and two real workloads' : 'only'}, five contenders, no allocation): how they were made, ` +
       'their ranges and per-case ratios are in [docs/benchmark.md](docs/benchmark.md#node-lines).',
     LINES_MARKERS[1],
   ].join('\n');
