@@ -18,9 +18,10 @@
  * app holds it (`T.decode` of bytes, `T.fromObject`, or the plain objects as parsed), then encodes:
  * the time from the process's start to that first result, the first encode call alone, RSS right
  * after it, after STEADY_MS of encodes, and its peak (`maxRSS`). The first result is the figure
- * compared: the compiled encoders hook protobufjs's `Type#setup`, which runs on a Type's first
- * decode as well as its first encode, so on decoded cases part of the compiling falls in the decode
- * (measured on `temporal-decoded`: decode 174 ms with the preload, 81 ms without). Its first result must hash to
+ * compared: it counts everything an app pays before it, the preload and protobufjs's `Type#setup`
+ * included, which runs on a Type's first decode as well as its first encode (on decoded cases some
+ * of the start-up falls in the decode); a Type is compiled only at its 16th encode (lib/encoders/
+ * compile.js, "Tiers"), and the steady encodes after it are where the compiling happens. Its first result must hash to
  * protobufjs 8.8.1's bytes (made here by the main copy, as bench/cases.js makes the reference), and
  * its status must show the writer and encoders the contender stands for; a child that fails either
  * fails the case, as differing bytes do.

@@ -63,7 +63,7 @@ function isCompiled(encode) {
  * compiled, and its `encode` becomes the compiled encoder. So a Type an app encodes rarely costs
  * nothing to compile and holds no code of its own: on Temporal's 1,061 types, compiling every Type a
  * message could reach, when it was first set up, made its first encode 2.3x protobufjs's and added
- * 40–80 MB (docs/benchmark.md, "Real workloads").
+ * 40–80 MB (docs/benchmark.md, "What was tried and did not pay").
  *
  * Inlining: a Type's function writes a nested message with its Type's code in place (no call, no
  * reload of the region after it): 12–14% of the ~80-byte and vector-tile cases' time. It takes a
