@@ -7,7 +7,7 @@
  */
 
 const { copies } = require('./install');
-const { NATIVE } = require('../writer/native');
+const { nativeAvailable } = require('../writer/native');
 const { verifyStatus } = require('./verify');
 const { STATUS, envVar } = require('../env');
 
@@ -24,7 +24,7 @@ const flags = { preload: false };
  *   verify: {writers: number, checked: number, differing: number, skipped: number, reports: object[]}}} Status
  */
 function status() {
-  return { native: NATIVE, preload: flags.preload, copies: copies(), verify: verifyStatus() };
+  return { native: nativeAvailable(), preload: flags.preload, copies: copies(), verify: verifyStatus() };
 }
 
 /**

@@ -20,7 +20,6 @@ const { lengthOf } = require('./typed');
  * @returns {object|null} Engine
  */
 function loadEngine() {
-  const force = envVar(FORCE);
   if (force === 'js') return null;
   if (force !== undefined && force !== 'native' && force !== '') {
     throw new Error(`protobufjs-rustwriter: ${FORCE} must be "js" or "native", not ${JSON.stringify(force)}`);
@@ -49,14 +48,38 @@ function loadEngine() {
   return binding.createEngine();
 }
 
-const engine = loadEngine();
-/** Whether the native addon is in use. */
-const NATIVE = engine !== null;
+/**
+ * The engine: undefined until the first long packed field (or `RustWriter.native`, `status()`) asks
+ * for it, then the engine or null. Loading the addon and registering its blocks took ~5 ms and
+ * 3 MB of a process's start (`node bench/probes/start.js`), which an app that never encodes a long
+ * packed field need not pay. `PROTOBUFJS_RUSTWRITER=native` loads it at once, so that a missing
+ * addon fails the start; `=js` never loads it.
+ */
+const force = envVar(FORCE);
+let engine = force === 'js' ? null : undefined;
+/** Views of the blocks (replaced when a block grows), once the engine is loaded. */
+let control = null;
+let values = null;
+let output = null;
 
-/** Views of the blocks (replaced when a block grows). */
-const control = NATIVE ? new Uint32Array(engine.control.buffer, engine.control.byteOffset, PROTOCOL.CTL_WORDS) : null;
-let values = NATIVE ? viewsOf(engine.values) : null;
-let output = NATIVE ? engine.output : null;
+/**
+ * Whether this process encodes long packed fields with the native addon: loads it on first call.
+ * @returns {boolean} Whether it does
+ */
+function nativeAvailable() {
+  if (engine === undefined) {
+    engine = loadEngine();
+    if (engine !== null) {
+      control = new Uint32Array(engine.control.buffer, engine.control.byteOffset, PROTOCOL.CTL_WORDS);
+      values = viewsOf(engine.values);
+      output = engine.output;
+    }
+  }
+  return engine !== null;
+}
+
+// `native` fails the start without an addon, and any other value than `js` is refused at once.
+if (force !== undefined && force !== '' && force !== 'js') nativeAvailable();
 
 /**
  * Same-type views of the value block, so that copying a run's elements in is a `memcpy`.
@@ -143,7 +166,7 @@ function encodeRuns(count, sources, kinds, lengths) {
  * @returns {number} Calls, 0 without the addon
  */
 function callsMade() {
-  return NATIVE ? control[PROTOCOL.CTL_CALLS] : 0;
+  return control !== null ? control[PROTOCOL.CTL_CALLS] : 0;
 }
 
-module.exports = { NATIVE, encodeRuns, callsMade };
+module.exports = { nativeAvailable, encodeRuns, callsMade };

@@ -27,7 +27,7 @@ const { putVarint32, quietNaNs } = require('./varint');
 const { loopUint32, loopInt32, loopSint32, loopUint64, loopSint64 } = require('./loops');
 const { loopFixed32, loopFloat, loopDouble, loopFixed64, loopBool } = require('./loops');
 const { typedName, lengthOf, viewOf, bytesOf } = require('./typed');
-const { NATIVE } = require('./native');
+const { nativeAvailable } = require('./native');
 const settings = require('./settings');
 const { isProxy } = require('util').types;
 
@@ -100,7 +100,9 @@ function recordRun(w, src, count, kind) {
  * @returns {boolean} Whether it does
  */
 function nativeRun(w, count, typed) {
-  return NATIVE && count >= (typed ? settings.runMinTyped : settings.runMin) && w._runCount < PROTOCOL.MAX_RUNS;
+  // The addon is loaded here, at the first field that would use it (lib/writer/native.js).
+  return count >= (typed ? settings.runMinTyped : settings.runMin) && w._runCount < PROTOCOL.MAX_RUNS
+    && nativeAvailable();
 }
 
 /**

@@ -10,7 +10,6 @@
  * string splits, which are protobuf.js's).
  */
 
-const { NATIVE } = require('./native');
 const region = require('./region');
 
 const settings = {
@@ -22,13 +21,13 @@ const settings = {
    * Node 20, mixed 1- and 2-byte values) measured native/JS 1.09 at 1,024 elements and 0.87 at
    * 4,096.
    */
-  runMin: NATIVE ? 2048 : Infinity,
+  runMin: 2048,
   /**
    * The same for `Int32Array`/`Uint32Array` fields (and BigInt arrays for `uint64s`/`sint64s`),
    * which are copied into native memory with a `memcpy`: native/JS 0.83 at 128 elements, 1.15 at
    * 64 (`node bench/probes/runs.js`).
    */
-  runMinTyped: NATIVE ? 128 : Infinity,
+  runMinTyped: 128,
   /**
    * `bytes` values (and packed fixed-size typed arrays) of at least this many bytes are kept by
    * reference and copied once, into the result, by `finish()`; smaller ones are copied in at

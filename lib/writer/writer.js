@@ -26,7 +26,7 @@
 
 const region = require('./region');
 const entries = require('./entries');
-const { NATIVE } = require('./native');
+const { nativeAvailable } = require('./native');
 const { bytesMethods } = require('./bytes');
 const { packedMethods } = require('./packed');
 const { BITS, longBits } = require('./long');
@@ -67,10 +67,12 @@ function RustWriter() {
 
 /**
  * Whether this process encodes long packed fields with the native addon (`false`: the JS-only
- * path, same bytes).
+ * path, same bytes). Reading it loads the addon if nothing has yet.
+ * @name RustWriter.native
  * @type {boolean}
+ * @readonly
  */
-RustWriter.native = NATIVE;
+Object.defineProperty(RustWriter, 'native', { configurable: true, enumerable: true, get: nativeAvailable });
 
 /**
  * Creates a new writer.
