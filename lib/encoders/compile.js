@@ -78,12 +78,17 @@ function isCompiled(encode) {
  * (Temporal's HistoryEvent: 44,625 bytes for 55,166 characters, 66,526 for 83,132 with its nested
  * Types inlined, which then ran unoptimized: 0.6–0.8x protobufjs's speed). So a function stays
  * within `FUNCTION_MAX` characters once inlined code is added, and a Type whose own code is over
- * `UNIT_MAX` keeps protobufjs's encoder.
+ * `UNIT_MAX` keeps protobufjs's encoder. Optimized, a function that large still lost: HistoryEvent
+ * compiled on its own (one branch for each of ~60 oneof members over decoded and plain messages of
+ * many shapes) ran at 0.80–0.84x its protobufjs encoder through RustWriter's methods in the bench on
+ * Node 20, 0.86–0.91x on Node 22–26; left to protobufjs's encoder, its message ran at 0.91–1.00x on
+ * Node 20 (`node bench/index.js --node 20 --no-alloc --contenders pbjs8,rust,rust-api --cold none
+ * temporal`). Every Type of the bench's other schemas is under 10,000 characters.
  */
 const INLINE_MAX = 8000;
 const INLINE_TOTAL = 24000;
 const FUNCTION_MAX = 48000;
-const UNIT_MAX = 64000;
+const UNIT_MAX = 32000;
 const SCHEMA_INLINE_MAX = 256 * 1024;
 const INLINE_SHARE = 4;
 
@@ -227,7 +232,8 @@ function compiler(protobuf, rules, failed) {
    * - `type`; `write(m, w, p, q)`, which writes a message's fields at `p` (null until compiled);
    *   `fields`, the Type's `fieldsArray` it was compiled from; `version`, how many times it was
    *   compiled (code that inlined its fields checks it); `size`, the characters of its function's
-   *   body (what inlining it would add, at most); `compiling`, whether it is being compiled;
+   *   body (what inlining it would add, at most); `oversized`, the `fieldsArray` whose code was over
+   *   `UNIT_MAX` (not generated again for it); `compiling`, whether it is being compiled;
    * - `cold`, the Type's counting `encode` (protobufjs's `fallback`), made when protobufjs sets the
    *   Type up; `calls`, the encodes it counted, and `roots`, those that were not of a nested message;
    * - `encode`, the Type's compiled `encode` once promoted, else null;
@@ -250,7 +256,7 @@ function compiler(protobuf, rules, failed) {
     let unit = units.get(type);
     if (unit === undefined) {
       unit = {
-        type, write: null, fields: null, version: 0, size: 0, compiling: false,
+        type, write: null, fields: null, oversized: null, version: 0, size: 0, compiling: false,
         cold: null, fallback: null, calls: 0, roots: 0, encode: null, own: null,
       };
       units.set(type, unit);
@@ -275,6 +281,7 @@ function compiler(protobuf, rules, failed) {
   function compileUnit(unit) {
     const type = unit.type;
     const fieldsArray = type.fieldsArray; // initializes
+    if (unit.oversized === fieldsArray) return false;
     unit.compiling = true;
     try {
       let children = [];
@@ -283,6 +290,7 @@ function compiler(protobuf, rules, failed) {
       const own = sizeOf(body);
       if (own > UNIT_MAX) {
         unit.write = null;
+        unit.oversized = fieldsArray;
         return false;
       }
       const left = Math.min(INLINE_TOTAL, FUNCTION_MAX - own);
