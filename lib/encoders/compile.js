@@ -78,12 +78,13 @@ function isCompiled(encode) {
  * (Temporal's HistoryEvent: 44,625 bytes for 55,166 characters, 66,526 for 83,132 with its nested
  * Types inlined, which then ran unoptimized: 0.6–0.8x protobufjs's speed). So a function stays
  * within `FUNCTION_MAX` characters once inlined code is added, and a Type whose own code is over
- * `UNIT_MAX` keeps protobufjs's encoder. Optimized, a function that large still lost: HistoryEvent
- * compiled on its own (one branch for each of ~60 oneof members over decoded and plain messages of
- * many shapes) ran at 0.80–0.84x its protobufjs encoder through RustWriter's methods in the bench on
- * Node 20, 0.86–0.91x on Node 22–26; left to protobufjs's encoder, its message ran at 0.91–1.00x on
- * Node 20 (`node bench/index.js --node 20 --no-alloc --contenders pbjs8,rust,rust-api --cold none
- * temporal`). Every Type of the bench's other schemas is under 10,000 characters.
+ * `UNIT_MAX` keeps protobufjs's encoder. Optimized, a function that large still lost: with
+ * Temporal's HistoryEvent compiled on its own (55,655 characters, a branch for each of ~60 oneof
+ * members), the bench's Temporal message ran at 0.73–0.87x the Writer-API path on Node 20–26
+ * (`npm run bench:lines` at 74b2e05) and 0.80–0.84x in two runs on Node 20; with HistoryEvent on
+ * protobufjs's encoder, 0.94–1.00x in two runs on Node 20 (`node bench/index.js --node 20 --no-alloc
+ * --contenders pbjs8,rust,rust-api --cold none temporal`). Every Type of the bench's other schemas is
+ * under 10,000 characters.
  */
 const INLINE_MAX = 8000;
 const INLINE_TOTAL = 24000;
