@@ -16,12 +16,13 @@ const { install, uninstall } = require('./lib/integration/install');
 const { status } = require('./lib/integration/status');
 const settings = require('./lib/writer/settings');
 const { callsMade } = require('./lib/writer/native');
-const { isCompiled } = require('./lib/encoders/compile');
+const { isCompiled, whyKept } = require('./lib/encoders/compile');
 
 module.exports = {
   RustWriter, install, uninstall, status,
   // For the tests and the benchmark: the numbers shared with the native side, the path switch, the
-  // native calls made so far, and whether a Type's `encode` is a compiled encoder.
+  // native calls made so far, whether a Type's `encode` is a compiled encoder, and why a Type keeps
+  // protobufjs's encoder.
   _protocol: require('./protocol.json'),
-  _testing: { configure: settings.configure, nativeCalls: callsMade, isCompiled },
+  _testing: { configure: settings.configure, nativeCalls: callsMade, isCompiled, whyKept },
 };

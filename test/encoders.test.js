@@ -460,6 +460,63 @@ describe('compiled encoders', function () {
           assert.ok(!/^encode_/.test(T.encode.name), T.encode.name);
           assert.strictEqual(T.encode(m) instanceof RustWriter, true);
         });
+
+        it('keep protobufjs\'s encoder for a Type whose messages hand most of their work to such a Type', () => {
+          const fields = Array.from({ length: 400 }, (_, i) => `int64 f${i} = ${i + 1};`).join(' ');
+          const source = `syntax = "proto3";
+            message Top { Mid mid = 1; int32 n = 2; }
+            message Mid { repeated Big bigs = 1; Small small = 2; }
+            message Rare { Huge huge = 1; Small small = 2; }
+            message Small { int32 a = 1; }
+            message Big { ${fields} }
+            message Huge { ${fields} }`;
+          const ours = protobuf.parse(source).root;
+          const ref = protobuf.parse(source).root;
+          const m = (i) => ({ mid: { bigs: [{ f0: i }, { f399: -i }], small: { a: i } }, n: i });
+          for (let i = 0; i < 16; i++) {
+            assert.strictEqual(Buffer.from(ours.lookupType('Top').encode(m(i)).finish()).toString('hex'),
+              reference(protobuf, ref.lookupType('Top'), m(i)), `message ${i}`);
+          }
+          const type = (name) => ours.lookupType(name);
+          // Big, too large; Mid, whose every message holds Bigs; Top, whose every message holds a Mid:
+          // each on protobufjs's own encoder, which counts nothing.
+          assert.match(_testing.whyKept(type('Big')), /^its code would be \d+ characters, over \d+$/);
+          assert.strictEqual(_testing.whyKept(type('Mid')), 'its messages hand Big, which keeps protobufjs\'s encoder, most of their work');
+          assert.strictEqual(_testing.whyKept(type('Top')), 'its messages hand Mid, which keeps protobufjs\'s encoder, most of their work');
+          for (const name of ['Top', 'Mid', 'Big']) assert.ok(!/^encode_/.test(type(name).encode.name), `${name}: ${type(name).encode.name}`);
+          // Rare holds a Huge in one message of eight: it is compiled, and calls Huge's encoder.
+          for (let i = 0; i < 16; i++) {
+            const rare = { small: { a: i }, huge: i % 8 === 3 ? { f0: i } : undefined };
+            assert.strictEqual(Buffer.from(type('Rare').encode(rare).finish()).toString('hex'), reference(protobuf, ref.lookupType('Rare'), rare));
+          }
+          assert.ok(_testing.isCompiled(type('Rare').encode));
+          assert.strictEqual(_testing.whyKept(type('Rare')), null);
+          for (let i = 16; i < 20; i++) {
+            assert.strictEqual(Buffer.from(ours.lookupType('Top').encode(m(i)).finish()).toString('hex'),
+              reference(protobuf, ref.lookupType('Top'), m(i)), `message ${i}`);
+          }
+        });
+
+        it('stop counting a Type encoded only in other messages after its 1,024th, and still inline it', () => {
+          const source = 'syntax = "proto3"; message Outer { repeated Inner inner = 1; } message Inner { int32 a = 1; }';
+          const ours = protobuf.parse(source).root;
+          const ref = protobuf.parse(source).root;
+          const Outer = ours.lookupType('Outer');
+          const Inner = ours.lookupType('Inner');
+          const m = { inner: Array.from({ length: 400 }, (_, i) => ({ a: i })) };
+          const expected = reference(protobuf, ref.lookupType('Outer'), m);
+          for (let i = 0; i < 2; i++) assert.strictEqual(Buffer.from(Outer.encode(m).finish()).toString('hex'), expected);
+          assert.strictEqual(Inner.encode.name, 'encode_cold'); // 800 so far
+          assert.strictEqual(Buffer.from(Outer.encode(m).finish()).toString('hex'), expected);
+          assert.ok(!/^encode_/.test(Inner.encode.name), Inner.encode.name);
+          assert.ok(!_testing.isCompiled(Outer.encode));
+          const log = [];
+          const logging = { inner: [logged(log, 1), logged(log, 2)] };
+          assert.strictEqual(Buffer.from(Outer.encode(logging).finish()).toString('hex'), reference(protobuf, ref.lookupType('Outer'), logging));
+          assert.ok(_testing.isCompiled(Outer.encode));
+          // Outer was promoted at its fourth message: Inner's fields are read by Outer's compiled code.
+          assert.ok(log.every(compiled), log.join());
+        });
       });
     }
   });

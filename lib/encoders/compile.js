@@ -49,12 +49,25 @@ const ENCODE_MESSAGE = Symbol.for('protobufjs-rustwriter.encodeMessage');
 /** Every compiled `encode` made (`isCompiled`). */
 const compiledEncoders = new WeakSet();
 
+/** Why a Type keeps protobufjs's encoder, by Type, while it does (`whyKept`). */
+const keptTypes = new WeakMap();
+
 /**
  * @param {*} encode A Type's `encode`
  * @returns {boolean} Whether it is a compiled encoder
  */
 function isCompiled(encode) {
   return compiledEncoders.has(encode);
+}
+
+/**
+ * @param {object} type A Type
+ * @returns {string|null} Why its compiler keeps protobufjs's encoder for it (see "Tiers"), or null
+ * where it does not (compiled, cold, or never seen)
+ */
+function whyKept(type) {
+  const why = keptTypes.get(type);
+  return why !== undefined && why.fields === type.fieldsArray ? why.text : null;
 }
 
 /**
@@ -85,6 +98,21 @@ function isCompiled(encode) {
  * protobufjs's encoder, 0.94–1.00x in two runs on Node 20 (`node bench/index.js --node 20 --no-alloc
  * --contenders pbjs8,rust,rust-api --cold none temporal`). Every Type of the bench's other schemas is
  * under 10,000 characters.
+ *
+ * Kept: a Type keeps protobufjs's encoder, for its fields as they are (`whyKept` says why), when its
+ * own code is over `UNIT_MAX`, or when a nested Type that keeps it is encoded at least once every
+ * `INLINE_SHARE` encodes of the Type: its compiled code would hand each such message over to
+ * protobufjs's code and take the writer back after it (`via`), where protobufjs's code calls it
+ * directly. With HistoryEvent kept, and its History and the poll response that holds it compiled,
+ * the bench's Temporal message ran at 0.91–0.99x the Writer-API path on Node 20 and 26 (four runs
+ * of the command above); kept up to the root, it runs that path's code.
+ *
+ * Retired: a cold Type encoded only inside other messages stops counting at its `RETIRE_AFTER`-th
+ * encode: its `encode` becomes protobufjs's generated encoder itself. Its count only decides whether
+ * it is compiled with a Type that holds it, and by then it is known to be hot. While Types count,
+ * each nested message protobufjs's code writes goes through one counting function shared by all of
+ * them: 7–11% of the Temporal message's CPU profile. A retired Type is still compiled and inlined
+ * with a Type that holds it; encoded on its own later, it is not promoted.
  */
 const INLINE_MAX = 8000;
 const INLINE_TOTAL = 24000;
@@ -92,6 +120,7 @@ const FUNCTION_MAX = 48000;
 const UNIT_MAX = 32000;
 const SCHEMA_INLINE_MAX = 256 * 1024;
 const INLINE_SHARE = 4;
+const RETIRE_AFTER = 1024;
 
 /**
  * Numbers each generated function's source, so that no two are the same: V8 shares type feedback
@@ -233,12 +262,15 @@ function compiler(protobuf, rules, failed) {
    * - `type`; `write(m, w, p, q)`, which writes a message's fields at `p` (null until compiled);
    *   `fields`, the Type's `fieldsArray` it was compiled from; `version`, how many times it was
    *   compiled (code that inlined its fields checks it); `size`, the characters of its function's
-   *   body (what inlining it would add, at most); `oversized`, the `fieldsArray` whose code was over
-   *   `UNIT_MAX` (not generated again for it); `compiling`, whether it is being compiled;
+   *   body (what inlining it would add, at most); `kept`, the `fieldsArray` for which the Type keeps
+   *   protobufjs's encoder (its code was over `UNIT_MAX`, or its messages hand a nested Type that
+   *   keeps it most of their work: see "Tiers" above), so that it is not generated again;
+   *   `compiling`, whether it is being compiled;
    * - `cold`, the Type's counting `encode` (protobufjs's `fallback`), made when protobufjs sets the
    *   Type up; `calls`, the encodes it counted, and `roots`, those that were not of a nested message;
    * - `encode`, the Type's compiled `encode` once promoted, else null;
-   * - `own`, the Type's `encode` while that is one of these two and `write` is current, else null:
+   * - `own`, the Type's `encode` while that is one of these two (or, retired, `fallback`) and `write`
+   *   is current, else null:
    *   compiled code that writes a nested message of the Type calls `write` (or runs its code, inlined)
    *   only while the Type's `encode` is `own`, and otherwise calls the Type's `encode`, as
    *   protobufjs's generated code does (it is not set up yet, its fields changed, or the app replaced
@@ -257,7 +289,7 @@ function compiler(protobuf, rules, failed) {
     let unit = units.get(type);
     if (unit === undefined) {
       unit = {
-        type, write: null, fields: null, oversized: null, version: 0, size: 0, compiling: false,
+        type, write: null, fields: null, kept: null, version: 0, size: 0, compiling: false,
         cold: null, fallback: null, calls: 0, roots: 0, encode: null, own: null,
       };
       units.set(type, unit);
@@ -282,16 +314,22 @@ function compiler(protobuf, rules, failed) {
   function compileUnit(unit) {
     const type = unit.type;
     const fieldsArray = type.fieldsArray; // initializes
-    if (unit.oversized === fieldsArray) return false;
+    if (unit.kept === fieldsArray) return false;
     unit.compiling = true;
     try {
       let children = [];
       // First without inlining: its own size bounds what it may inline.
       let body = bodyCode(fieldsArray, children, { stack: [type], left: 0, calls: unit.calls });
       const own = sizeOf(body);
-      if (own > UNIT_MAX) {
+      const over = own > UNIT_MAX ? null : children.find((child) => handsOver(unit, child));
+      if (own > UNIT_MAX || over !== undefined) {
+        const text = own > UNIT_MAX
+          ? `its code would be ${own} characters, over ${UNIT_MAX}`
+          : `its messages hand ${over.type.fullName.replace(/^\./, '')}, which keeps protobufjs's encoder, most of their work`;
+        keptTypes.set(type, { fields: fieldsArray, text });
         unit.write = null;
-        unit.oversized = fieldsArray;
+        unit.kept = fieldsArray;
+        retire(unit);
         return false;
       }
       const left = Math.min(INLINE_TOTAL, FUNCTION_MAX - own);
@@ -325,13 +363,38 @@ ${body.map((line) => `  ${line}`).join('\n')}
   }
 
   /**
+   * @param {object} unit A unit being compiled
+   * @param {object} child The unit of a nested Type its fields hold
+   * @returns {boolean} Whether the nested Type keeps protobufjs's encoder and was encoded, while both
+   * were cold, at least once every `INLINE_SHARE` encodes of the enclosing Type (with every Type
+   * compiled at once, `settings.promoteAfter` 0, nothing is counted: whenever it keeps it)
+   */
+  function handsOver(unit, child) {
+    if (child === unit || child.kept !== child.type.fieldsArray) return false;
+    return settings.promoteAfter === 0 || (child.calls > 0 && child.calls * INLINE_SHARE >= unit.calls);
+  }
+
+  /**
    * Sets `unit.own` from the Type's `encode` now.
    * @param {object} unit Unit
    * @returns {undefined}
    */
   function settle(unit) {
     const encode = unit.type.encode;
-    unit.own = isCurrent(unit) && (encode === unit.cold || encode === unit.encode) ? encode : null;
+    const ours = encode === unit.cold || encode === unit.encode || encode === unit.fallback;
+    unit.own = isCurrent(unit) && ours ? encode : null;
+  }
+
+  /**
+   * Retires a cold Type: its `encode` becomes protobufjs's generated encoder itself, which counts
+   * nothing (see "Tiers" above).
+   * @param {object} unit The Type's unit
+   * @returns {undefined}
+   */
+  function retire(unit) {
+    if (unit.type.encode !== unit.cold) return; // the app's own, or set up again since
+    unit.type.encode = unit.fallback;
+    settle(unit);
   }
 
   /**
@@ -399,7 +462,9 @@ ${body.map((line) => `  ${line}`).join('\n')}
   function coldEncoder(unit, fallback) {
     const encode_cold = function encode_cold(m, w, q) {
       ++unit.calls;
-      if (!(q > 0) && ++unit.roots >= settings.promoteAfter && promote(unit)) return unit.encode(m, w, q);
+      if (!(q > 0)) {
+        if (++unit.roots >= settings.promoteAfter && promote(unit)) return unit.encode(m, w, q);
+      } else if (unit.roots === 0 && unit.calls >= RETIRE_AFTER) retire(unit);
       if (!w) w = protobuf.Writer.create();
       if (w.constructor !== RustWriter && typeof w[ENCODE_MESSAGE] === 'function' && !(w instanceof RustWriter && hasRegion(w))) {
         return w[ENCODE_MESSAGE](unit.type, fallback, fallback, m, q);
@@ -750,4 +815,4 @@ function sectionCode(tag, body) {
   ];
 }
 
-module.exports = { compiler, isCompiled, ENCODE_MESSAGE };
+module.exports = { compiler, isCompiled, whyKept, ENCODE_MESSAGE };

@@ -18,7 +18,7 @@
 
 const { install, uninstall } = require('../integration/install');
 const { rulesOf } = require('../encoders/rules');
-const { isCompiled } = require('../encoders/compile');
+const { isCompiled, whyKept } = require('../encoders/compile');
 const settings = require('../writer/settings');
 const { loadSchema, lookupType } = require('./load');
 
@@ -99,7 +99,8 @@ function loadContenders(protobuf, label, schema, options, typeName) {
     }
   }
   const compiled = isCompiled(types.compiled.encode);
-  return { types, compiled, whyNotCompiled: compiled ? null : rulesOf(protobuf, null).why };
+  const why = compiled ? null : whyKept(types.compiled) || rulesOf(protobuf, null).why;
+  return { types, compiled, whyNotCompiled: why };
 }
 
 module.exports = { loadContenders, CONTENDERS };
