@@ -263,6 +263,17 @@ describe('protobufjs-rustwriter measure', function () {
     assert.strictEqual(report.results.length, SIZES.length);
   });
 
+  it('says why a type keeps protobufjs\'s encoder, and times the Writer API path the app gets', function () {
+    const fields = Array.from({ length: 400 }, (_, i) => `int64 f${i} = ${i + 1};`).join(' ');
+    const schema = path.join(tmp, 'wide.proto');
+    fs.writeFileSync(schema, `syntax = "proto3"; message Top { Big big = 1; int32 n = 2; } message Big { ${fields} }`);
+    fs.writeFileSync(path.join(tmp, 'wide.json'), JSON.stringify({ big: { f0: 1, f399: -1 }, n: 3 }));
+    const result = run(['measure', schema, '--type', 'Top', '--data', path.join(tmp, 'wide.json'), '--time', TIME,
+      '--protobufjs', PROTOBUFJS8]);
+    assert.strictEqual(result.status, 0, result.stderr);
+    assert.match(result.stdout, /\(no compiled encoder for this type in this copy: its messages hand Big, which keeps protobufjs's encoder, most of their work; the app gets the Writer API's times\)/);
+  });
+
   it('uses protobufjs 7 when --protobufjs names it, or when the app in the current directory resolves it', function () {
     assert.strictEqual(measureJson(['--data', ORDER, '--protobufjs', PROTOBUFJS7]).protobufjs, VERSION_7);
     const fromApp = measureJson(['--data', ORDER], { cwd: path.join(tmp, 'app-with-7') });
