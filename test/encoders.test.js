@@ -377,6 +377,8 @@ describe('compiled encoders', function () {
       };
     };
     const compiled = (name) => /^write_/.test(name);
+    /** The fields of a Type whose compiled code would be over `UNIT_MAX` (lib/encoders/compile.js). */
+    const fields = Array.from({ length: 400 }, (_, i) => `int64 f${i} = ${i + 1};`).join(' ');
 
     for (const [name, protobuf] of COPIES) {
       describe(name, () => {
@@ -451,7 +453,6 @@ describe('compiled encoders', function () {
         });
 
         it('keep protobufjs\'s encoder for a Type whose code would be too large for V8 to optimize', () => {
-          const fields = Array.from({ length: 400 }, (_, i) => `int64 f${i} = ${i + 1};`).join(' ');
           const source = `syntax = "proto3"; message Big { ${fields} }`;
           const T = protobuf.parse(source).root.lookupType('Big');
           const R = protobuf.parse(source).root.lookupType('Big');
@@ -462,7 +463,6 @@ describe('compiled encoders', function () {
         });
 
         it('keep protobufjs\'s encoder for a Type whose messages hand most of their work to such a Type', () => {
-          const fields = Array.from({ length: 400 }, (_, i) => `int64 f${i} = ${i + 1};`).join(' ');
           const source = `syntax = "proto3";
             message Top { Mid mid = 1; int32 n = 2; }
             message Mid { repeated Big bigs = 1; Small small = 2; }
