@@ -6,12 +6,14 @@
  * contender, the time per op and the minor page faults per op of each round, the young and full GCs
  * over the timed rounds, the results' bytes per young GC, and the process's peak RSS.
  *
- *   node bench/probes/dead-results.js [case] [contenders] [--trim] [--app KB]
+ *   node bench/probes/dead-results.js [case] [contenders] [--trim] [--app KB] [--yield]
  *
  * Defaults: tile-real, pbjs8,rust. `--trim` runs both with glibc's `MALLOC_TRIM_THRESHOLD_` at
  * 64 MiB, so that freed memory stays with the process. `--app KB` has each op also leave KB of
  * short-lived objects behind, as an app's own work between encodes does (modelled: two-field
- * objects in an array, dropped at once; only the op is timed).
+ * objects in an array, dropped at once; only the op is timed). `--yield` awaits `setImmediate` after
+ * each op, as a server returns to its event loop between requests (Node runs some finalizers, those
+ * of external buffers among them, only from there).
  *
  * What it shows (Node 20, 22, 24 and 26, at d129227; docs/benchmark.md "Large results and the GC"):
  * a result over 4 KiB (16 KiB on Node 26) has an `ArrayBuffer` of its own, for protobufjs's writer
@@ -30,9 +32,10 @@ const { spawnSync } = require('child_process');
 
 const args = process.argv.slice(2);
 const trim = args.includes('--trim');
+const yieldEach = args.includes('--yield');
 const appAt = args.indexOf('--app');
 const appKB = appAt >= 0 ? Number(args[appAt + 1]) : 0;
-const [id = 'tile-real', keys = 'pbjs8,rust', child] = args.filter((a, i) => a !== '--trim' && (appAt < 0 || (i !== appAt && i !== appAt + 1)));
+const [id = 'tile-real', keys = 'pbjs8,rust', child] = args.filter((a, i) => a !== '--trim' && a !== '--yield' && (appAt < 0 || (i !== appAt && i !== appAt + 1)));
 const ROUNDS = 8;
 const OPS = 1500;
 const MARK = '--- timed';
@@ -48,7 +51,11 @@ function appWork(kb) {
   return objects.length;
 }
 
-if (child === '--child') {
+/**
+ * The child: times the op in rounds and reports them.
+ * @returns {Promise<undefined>} When done
+ */
+async function timeRounds() {
   const { CASES, prepareCase } = require('../cases');
   const [op] = prepareCase(CASES.find((c) => c.id === id), null, [keys]);
   for (let i = 0; i < 300; ++i) op.fn();
@@ -63,16 +70,23 @@ if (child === '--child') {
       bytes += op.fn().length;
       ns += process.hrtime.bigint() - t;
       if (appKB > 0) appWork(appKB);
+      if (yieldEach) await new Promise(setImmediate);
     }
     rounds.push({ us: Number(ns) / OPS / 1000, faults: (process.resourceUsage().minorPageFault - faults) / OPS });
   }
   process.stdout.write(`${JSON.stringify({ rounds, bytes, peak: process.resourceUsage().maxRSS * 1024 })}\n`);
+}
+
+if (child === '--child') {
+  timeRounds();
 } else {
   const env = trim ? { ...process.env, MALLOC_TRIM_THRESHOLD_: String(64 * 1024 * 1024) } : process.env;
-  process.stdout.write(`${id}${trim ? ', MALLOC_TRIM_THRESHOLD_ 64 MiB' : ''}${appKB > 0 ? `, ${appKB} KB of app objects an op` : ''}, ` +
+  process.stdout.write(`${id}${trim ? ', MALLOC_TRIM_THRESHOLD_ 64 MiB' : ''}${appKB > 0 ? `, ${appKB} KB of app objects an op` : ''}` +
+    `${yieldEach ? ', yielding after each op' : ''}, ` +
     `Node ${process.version}: ${ROUNDS} rounds of ${OPS} ops, µs per op / page faults per op\n`);
   for (const key of keys.split(',')) {
-    const childArgs = [...process.execArgv, '--trace-gc', __filename, id, key, '--child', ...(appKB > 0 ? ['--app', String(appKB)] : [])];
+    const childArgs = [...process.execArgv, '--trace-gc', __filename, id, key, '--child',
+      ...(appKB > 0 ? ['--app', String(appKB)] : []), ...(yieldEach ? ['--yield'] : [])];
     const out = spawnSync(process.execPath, childArgs, { encoding: 'utf8', env, maxBuffer: 1 << 28 });
     if (out.status !== 0) throw new Error(`${key}: ${out.stderr}`);
     const timed = out.stdout.slice(out.stdout.indexOf(`${MARK}\n`));
