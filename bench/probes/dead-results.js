@@ -35,7 +35,9 @@ const trim = args.includes('--trim');
 const yieldEach = args.includes('--yield');
 const appAt = args.indexOf('--app');
 const appKB = appAt >= 0 ? Number(args[appAt + 1]) : 0;
-const [id = 'tile-real', keys = 'pbjs8,rust', child] = args.filter((a, i) => a !== '--trim' && a !== '--yield' && (appAt < 0 || (i !== appAt && i !== appAt + 1)));
+const flagged = (a, i) => a === '--trim' || a === '--yield' || (appAt >= 0 && (i === appAt || i === appAt + 1));
+/** Positional arguments: the case, the contenders (in a child: its one contender), and `--child`. */
+const [id = 'tile-real', keys = 'pbjs8,rust', child] = args.filter((a, i) => !flagged(a, i));
 const ROUNDS = 8;
 const OPS = 1500;
 const MARK = '--- timed';
