@@ -10,12 +10,12 @@
  * calls back into the writer. Where `_buf` comes from (`_region`):
  *
  * - `SLAB`: the free tail of a 64 KiB slab shared by this module instance's writers. A result that
- *   Node would pool (below half of `Buffer.poolSize`: 4 KiB up to Node 24; and at most a quarter slab,
- *   16 KiB, from Node 26: see `pooled`) is a view of what the writer wrote there: no
- *   copy, as `Buffer.allocUnsafe` pools; the tail then starts after it, so a result is never written
- *   again. One writer at a time owns the tail; a writer created while another owns it (nested or
- *   interleaved writers, or an abandoned one) *evicts* it: the evicted writer keeps the bytes it
- *   wrote and moves elsewhere on its next write.
+ *   Node would pool (below half of `Buffer.poolSize`: 4 KiB on Node 20 and 22; and at most a quarter
+ *   slab, 16 KiB, on Node 24.22 and 26, whose pool is 64 KiB: see `pooled`) is a view of what the
+ *   writer wrote there: no copy, as `Buffer.allocUnsafe` pools; the tail then starts after it, so a
+ *   result is never written again. One writer at a time owns the tail; a writer created while
+ *   another owns it (nested or interleaved writers, or an abandoned one) *evicts* it: the evicted
+ *   writer keeps the bytes it wrote and moves elsewhere on its next write.
  * - `LARGE`: one large buffer for a message that outgrows a quarter slab, reused from message to
  *   message (fresh pages cost more than a whole small encode here). A writer that needs it while
  *   another has it takes a new one; the other keeps the old one as a private buffer.
@@ -453,12 +453,12 @@ function abortHeld(w, at) {
 }
 
 /**
- * Whether a result of `n` bytes is a view of the slab. Below `Buffer.poolSize >>> 1` (4 KiB up to
- * Node 24, 32 KiB from Node 26), as Node pools `Buffer.allocUnsafe` (which protobufjs's results
- * come from), and at most a quarter slab; larger results get an `ArrayBuffer` of their own
- * (transferable, `byteOffset` 0), from `Buffer.allocUnsafe` as protobufjs's do, and a long-lived
- * one pins no slab. An empty result has an empty `ArrayBuffer` of its own, as
- * `Buffer.allocUnsafe(0)` does.
+ * Whether a result of `n` bytes is a view of the slab. Below `Buffer.poolSize >>> 1` (4 KiB on
+ * Node 20 and 22, 32 KiB on Node 24.22 and 26), as Node pools `Buffer.allocUnsafe` (which
+ * protobufjs's results come from), and at most a quarter slab; larger results come from
+ * `Buffer.allocUnsafe` as protobufjs's do (from Node's pool below half of it, else with an
+ * `ArrayBuffer` of their own: transferable, `byteOffset` 0), and a long-lived one pins no slab. An
+ * empty result has an empty `ArrayBuffer` of its own, as `Buffer.allocUnsafe(0)` does.
  * @param {number} n Bytes
  * @returns {boolean} Whether it is
  */
