@@ -8,10 +8,10 @@
  * deep-equals a `Buffer` of the same bytes both ways (`assert.deepStrictEqual`,
  * `util.isDeepStrictEqual`), prints and serialises the same, and is pooled or not as protobufjs's
  * is on the Node that runs the test: a view of shared memory where `Buffer.allocUnsafe` hands out a
- * view of Node's pool (below `Buffer.poolSize >>> 1`: 4 KiB up to Node 24, 32 KiB from Node 26), else
- * an `ArrayBuffer` of its own; and a transfer list does to it what it does to protobufjs's result
- * (moves it, copies it, or throws: Node 20 copies pooled memory, later lines throw a
- * `DataCloneError`). The whole file runs again without the addon.
+ * view of Node's pool (below `Buffer.poolSize >>> 1`: 4 KiB on Node 20, 22 and 24 before 24.18,
+ * 32 KiB from Node 24.18 on), else an `ArrayBuffer` of its own; and a transfer list does to it what
+ * it does to protobufjs's result (moves it, copies it, or throws: Node 20 copies pooled memory,
+ * later lines throw a `DataCloneError`). The whole file runs again without the addon.
  */
 
 const assert = require('assert');
@@ -125,7 +125,7 @@ function assertIndistinguishable(ours, theirs) {
   assert.strictEqual(Object.getPrototypeOf(ours.slice(0)), Buffer.prototype);
   assert.strictEqual(ours.byteLength, theirs.byteLength);
   // A view of shared memory exactly where protobufjs's result and Buffer.allocUnsafe's are one, on
-  // this Node (below 4 KiB up to Node 24, below 32 KiB from Node 26).
+  // this Node (below 4 KiB on Node 20, 22 and 24 before 24.18, below 32 KiB from Node 24.18 on).
   assert.strictEqual(ownsItsMemory(ours), ownsItsMemory(theirs), 'pooled exactly when protobufjs\'s result is');
   assert.strictEqual(ownsItsMemory(ours), ownsItsMemory(Buffer.allocUnsafe(ours.length)), 'pooled as Buffer.allocUnsafe is');
 }

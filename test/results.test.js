@@ -18,8 +18,8 @@ const { prng } = require('../tools/seeded');
 const COUNT = Number(process.env.RESULTS_COUNT || 100000);
 
 /** Bytes of a large message: past the quarter slab (the large buffer) and past what Node pools
- * (`Buffer.poolSize >>> 1`: 4 KiB up to Node 24, 32 KiB from Node 26), so that its result has memory
- * of its own, which a caller can transfer. */
+ * (`Buffer.poolSize >>> 1`: 4 KiB on Node 20, 22 and 24 before 24.18, 32 KiB from Node 24.18 on), so
+ * that its result has memory of its own, which a caller can transfer. */
 const LARGE = Math.max(17000, Buffer.poolSize >>> 1);
 
 const hash = (bytes) => crypto.createHash('sha1').update(bytes).digest('hex');

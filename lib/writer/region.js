@@ -11,7 +11,7 @@
  *
  * - `SLAB`: the free tail of a 64 KiB slab shared by this module instance's writers. A result that
  *   Node would pool (below half of `Buffer.poolSize`: 4 KiB on Node 20 and 22; and at most a quarter
- *   slab, 16 KiB, on Node 24.22 and 26, whose pool is 64 KiB: see `pooled`) is a view of what the
+ *   slab, 16 KiB, on Node 24.18+ and 26, whose pool is 64 KiB: see `pooled`) is a view of what the
  *   writer wrote there: no copy, as `Buffer.allocUnsafe` pools; the tail then starts after it, so a
  *   result is never written again. One writer at a time owns the tail; a writer created while
  *   another owns it (nested or interleaved writers, or an abandoned one) *evicts* it: the evicted
@@ -454,7 +454,7 @@ function abortHeld(w, at) {
 
 /**
  * Whether a result of `n` bytes is a view of the slab. Below `Buffer.poolSize >>> 1` (4 KiB on
- * Node 20 and 22, 32 KiB on Node 24.22 and 26), as Node pools `Buffer.allocUnsafe` (which
+ * Node 20 and 22, 32 KiB on Node 24.18+ and 26), as Node pools `Buffer.allocUnsafe` (which
  * protobufjs's results come from), and at most a quarter slab; larger results come from
  * `Buffer.allocUnsafe` as protobufjs's do (from Node's pool below half of it, else with an
  * `ArrayBuffer` of their own: transferable, `byteOffset` 0), and a long-lived one pins no slab. An
