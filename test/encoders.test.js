@@ -15,7 +15,7 @@ const { spawnSync } = require('child_process');
 const path = require('path');
 const Long = require('long');
 const { RustWriter, install, uninstall, status, _testing } = require('..');
-const { PATHS, withPath } = require('./helpers');
+const { PATHS, withPath, TOO_LARGE_FIELDS } = require('./helpers');
 
 /** A 64-bit map key as protobufjs 8's `util.longToHash` makes it: 8 characters, which `util.longFromKey` decodes. */
 const HASH = String.fromCharCode(5, 0, 0, 0, 1, 0, 0, 0);
@@ -377,8 +377,6 @@ describe('compiled encoders', function () {
       };
     };
     const compiled = (name) => /^write_/.test(name);
-    /** The fields of a Type whose compiled code would be over `UNIT_MAX` (lib/encoders/compile.js). */
-    const fields = Array.from({ length: 400 }, (_, i) => `int64 f${i} = ${i + 1};`).join(' ');
 
     for (const [name, protobuf] of COPIES) {
       describe(name, () => {
@@ -453,7 +451,7 @@ describe('compiled encoders', function () {
         });
 
         it('keep protobufjs\'s encoder for a Type whose code would be too large for V8 to optimize', () => {
-          const source = `syntax = "proto3"; message Big { ${fields} }`;
+          const source = `syntax = "proto3"; message Big { ${TOO_LARGE_FIELDS} }`;
           const T = protobuf.parse(source).root.lookupType('Big');
           const R = protobuf.parse(source).root.lookupType('Big');
           const m = { f0: 1, f399: -1 };
@@ -468,8 +466,8 @@ describe('compiled encoders', function () {
             message Mid { repeated Big bigs = 1; Small small = 2; }
             message Rare { Huge huge = 1; Small small = 2; }
             message Small { int32 a = 1; }
-            message Big { ${fields} }
-            message Huge { ${fields} }`;
+            message Big { ${TOO_LARGE_FIELDS} }
+            message Huge { ${TOO_LARGE_FIELDS} }`;
           const ours = protobuf.parse(source).root;
           const ref = protobuf.parse(source).root;
           const m = (i) => ({ mid: { bigs: [{ f0: i }, { f399: -i }], small: { a: i } }, n: i });

@@ -99,4 +99,10 @@ function bothHex(write) {
   };
 }
 
-module.exports = { runBoth, runOurs, bothHex, referenceWriter, PATHS, withPath };
+/**
+ * The fields of a proto3 message whose compiled code would be over `UNIT_MAX`
+ * (lib/encoders/compile.js, "Kept"): a Type with them keeps protobufjs's encoder.
+ */
+const TOO_LARGE_FIELDS = Array.from({ length: 400 }, (_, i) => `int64 f${i} = ${i + 1};`).join(' ');
+
+module.exports = { runBoth, runOurs, bothHex, referenceWriter, PATHS, withPath, TOO_LARGE_FIELDS };

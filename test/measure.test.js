@@ -19,6 +19,7 @@ const protobuf = require('protobufjs');
 const { RustWriter } = require('..');
 const { samples, SIZES } = require('../lib/measure/sample');
 const { verdict } = require('../lib/measure/report');
+const { TOO_LARGE_FIELDS } = require('./helpers');
 
 const ROOT = path.join(__dirname, '..');
 const BIN = path.join(ROOT, 'bin', 'protobufjs-rustwriter.js');
@@ -264,9 +265,8 @@ describe('protobufjs-rustwriter measure', function () {
   });
 
   it('says why a type keeps protobufjs\'s encoder, and times the Writer API path the app gets', function () {
-    const fields = Array.from({ length: 400 }, (_, i) => `int64 f${i} = ${i + 1};`).join(' ');
     const schema = path.join(tmp, 'wide.proto');
-    fs.writeFileSync(schema, `syntax = "proto3"; message Top { Big big = 1; int32 n = 2; } message Big { ${fields} }`);
+    fs.writeFileSync(schema, `syntax = "proto3"; message Top { Big big = 1; int32 n = 2; } message Big { ${TOO_LARGE_FIELDS} }`);
     fs.writeFileSync(path.join(tmp, 'wide.json'), JSON.stringify({ big: { f0: 1, f399: -1 }, n: 3 }));
     const result = run(['measure', schema, '--type', 'Top', '--data', path.join(tmp, 'wide.json'), '--time', TIME,
       '--protobufjs', PROTOBUFJS8]);
