@@ -16,7 +16,7 @@
  * of external buffers among them, only from there).
  *
  * What it shows (Node 20, 22, 24 and 26, at d129227; docs/benchmark.md "Large results and the GC"):
- * a result of half of `Buffer.poolSize` or more (4 KiB on Node 20 and 22, 32 KiB on Node 24.18+ and
+ * a result of half of `Buffer.poolSize` or more (4 KiB on Node 20 to 24.17, 32 KiB on Node 24.18+ and
  * 26) has an `ArrayBuffer` of its own, for protobufjs's writer and RustWriter alike, and its memory
  * is freed when V8 collects the object that holds it.
  * protobufjs's writer leaves hundreds of KB of objects per encode, so V8 runs a young GC every few

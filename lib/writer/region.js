@@ -10,7 +10,7 @@
  * calls back into the writer. Where `_buf` comes from (`_region`):
  *
  * - `SLAB`: the free tail of a 64 KiB slab shared by this module instance's writers. A result that
- *   Node would pool (below half of `Buffer.poolSize`: 4 KiB on Node 20 and 22; and at most a quarter
+ *   Node would pool (below half of `Buffer.poolSize`: 4 KiB on Node 20 to 24.17; and at most a quarter
  *   slab, 16 KiB, on Node 24.18+ and 26, whose pool is 64 KiB: see `pooled`) is a view of what the
  *   writer wrote there: no copy, as `Buffer.allocUnsafe` pools; the tail then starts after it, so a
  *   result is never written again. One writer at a time owns the tail; a writer created while
@@ -454,7 +454,7 @@ function abortHeld(w, at) {
 
 /**
  * Whether a result of `n` bytes is a view of the slab. Below `Buffer.poolSize >>> 1` (4 KiB on
- * Node 20 and 22, 32 KiB on Node 24.18+ and 26), as Node pools `Buffer.allocUnsafe` (which
+ * Node 20 to 24.17, 32 KiB on Node 24.18+ and 26), as Node pools `Buffer.allocUnsafe` (which
  * protobufjs's results come from), and at most a quarter slab; larger results come from
  * `Buffer.allocUnsafe` as protobufjs's do (from Node's pool below half of it, else with an
  * `ArrayBuffer` of their own: transferable, `byteOffset` 0), and a long-lived one pins no slab. An
