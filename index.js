@@ -16,7 +16,7 @@ const { install, uninstall } = require('./lib/integration/install');
 const { status } = require('./lib/integration/status');
 const settings = require('./lib/writer/settings');
 const { callsMade } = require('./lib/writer/native');
-const { isCompiled, whyKept } = require('./lib/encoders/compile');
+const { isCompiled, tierOf, whyKept } = require('./lib/encoders/compile');
 
 module.exports = {
   RustWriter, install, uninstall, status,
@@ -24,5 +24,5 @@ module.exports = {
   // native calls made so far, whether a Type's `encode` is a compiled encoder, and why a Type keeps
   // protobufjs's encoder.
   _protocol: require('./protocol.json'),
-  _testing: { configure: settings.configure, nativeCalls: callsMade, isCompiled, whyKept },
+  _testing: { configure: settings.configure, nativeCalls: callsMade, isCompiled, tierOf, whyKept },
 };

@@ -8,12 +8,13 @@
  * do), in 512-byte slabs so that messages also move to the large and private buffers. For the
  * compiled encoders (fuzz:schemas), the first two compile every Type as it is set up, and the
  * entries paths promote a Type at its second message, so that a case's messages run through the
- * tiers: protobufjs's encoder, then compiled code, nested Types compiled with the Type that holds
- * them or not.
+ * tiers: protobufjs's encoder, then compiled code, nested Types compiled at their first message
+ * written by compiled code.
  */
 
-/** `_testing.configure` options that send everything through entries. */
-const ENTRIES = { runMin: 1, runMinTyped: 1, refMin: 1, slabBytes: 512, promoteAfter: 2 };
+/** `_testing.configure` options that send everything through entries (and compiled fields through
+ * calls of lib/encoders/runtime.js's helpers, where the other paths spell small Types' fields out). */
+const ENTRIES = { runMin: 1, runMinTyped: 1, refMin: 1, slabBytes: 512, promoteAfter: 2, inlineMax: 0 };
 /** Options that compile every Type at once. */
 const COMPILED = { promoteAfter: 0 };
 

@@ -15,7 +15,7 @@ const { spawnSync } = require('child_process');
 const path = require('path');
 const Long = require('long');
 const { RustWriter, install, uninstall, status, _testing } = require('..');
-const { PATHS, withPath, TOO_LARGE_FIELDS } = require('./helpers');
+const { PATHS, withPath, PARTS_FIELDS } = require('./helpers');
 
 /** A 64-bit map key as protobufjs 8's `util.longToHash` makes it: 8 characters, which `util.longFromKey` decodes. */
 const HASH = String.fromCharCode(5, 0, 0, 0, 1, 0, 0, 0);
@@ -407,28 +407,36 @@ describe('compiled encoders', function () {
           assert.match(T.encode.name, /^encode_M_\d+$/);
         });
 
-        it('compile a nested Type with the Type that holds it when it is in at least one of four of its messages', () => {
+        it('compile each nested Type when compiled code first writes one of its messages, and count nothing on that path', () => {
           const source = `syntax = "proto3";
             message Outer { Often often = 1; Rare rare = 2; repeated Many many = 3; }
             message Often { int32 a = 1; } message Rare { int32 a = 1; } message Many { int32 a = 1; }`;
           const root = protobuf.parse(source).root;
           const ref = protobuf.parse(source).root;
           const readers = { often: [], rare: [], many: [] };
+          const calls = [];
           for (let i = 0; i < 16; i++) {
             const log = { often: [], rare: [], many: [] };
             const m = { often: logged(log.often, i + 1), many: [logged(log.many, 1), logged(log.many, 2)] };
-            if (i % 8 === 7) m.rare = logged(log.rare, i + 1);
+            if (i % 8 === 1 || i % 8 === 7) m.rare = logged(log.rare, i + 1);
             assert.strictEqual(Buffer.from(root.lookupType('Outer').encode(m).finish()).toString('hex'),
               reference(protobuf, ref.lookupType('Outer'), m));
             for (const key of Object.keys(readers)) readers[key].push(...log[key].map((r) => (compiled(r) ? 'compiled' : 'protobufjs')));
+            calls.push(root.lookupType('Often').encode.name);
           }
-          // Outer is promoted at its fourth message, and Often and Many are compiled with it; Rare, in none
-          // of those four (then in one message of eight), keeps protobufjs's encoder; none of the three,
-          // never encoded alone, is promoted itself.
+          // Outer is promoted at its fourth message; from then on every nested Type its messages hold is
+          // compiled at its first message there, Rare too, which only two messages of eight hold. None of
+          // the three, never encoded alone, is promoted itself: its encode stays the cold one, which the
+          // compiled code does not call.
           assert.deepStrictEqual(readers.often, [...Array(3).fill('protobufjs'), ...Array(13).fill('compiled')]);
           assert.deepStrictEqual(readers.many, [...Array(6).fill('protobufjs'), ...Array(26).fill('compiled')]);
-          assert.deepStrictEqual(readers.rare, ['protobufjs', 'protobufjs']);
-          for (const nested of ['Often', 'Rare', 'Many']) assert.strictEqual(root.lookupType(nested).encode.name, 'encode_cold', nested);
+          assert.deepStrictEqual(readers.rare, ['protobufjs', 'compiled', 'compiled', 'compiled']);
+          for (const nested of ['Often', 'Rare', 'Many']) {
+            assert.strictEqual(root.lookupType(nested).encode.name, 'encode_cold', nested);
+            assert.strictEqual(_testing.tierOf(root.lookupType(nested)), 'compiled', nested);
+          }
+          assert.strictEqual(_testing.tierOf(root.lookupType('Outer')), 'compiled');
+          assert.ok(_testing.isCompiled(root.lookupType('Outer').encode));
         });
 
         it('write protobufjs\'s bytes for every kind of field at every step of the tiers', () => {
@@ -450,49 +458,37 @@ describe('compiled encoders', function () {
           _testing.configure({ promoteAfter: 4 });
         });
 
-        it('keep protobufjs\'s encoder for a Type whose code would be too large for V8 to optimize', () => {
-          const source = `syntax = "proto3"; message Big { ${TOO_LARGE_FIELDS} }`;
-          const T = protobuf.parse(source).root.lookupType('Big');
-          const R = protobuf.parse(source).root.lookupType('Big');
-          const m = { f0: 1, f399: -1 };
+        it('compile a Type too large for one function in parts, and write protobufjs\'s bytes', () => {
+          const source = `syntax = "proto3"; message Wide { ${PARTS_FIELDS} }`;
+          const T = protobuf.parse(source).root.lookupType('Wide');
+          const R = protobuf.parse(source).root.lookupType('Wide');
+          const m = { f0: 1, f200: '-2', f399: -1 };
           for (let i = 0; i < 6; i++) assert.strictEqual(Buffer.from(T.encode(m).finish()).toString('hex'), reference(protobuf, R, m));
-          assert.ok(!/^encode_/.test(T.encode.name), T.encode.name);
-          assert.strictEqual(T.encode(m) instanceof RustWriter, true);
+          assert.ok(_testing.isCompiled(T.encode), T.encode.name);
+          assert.strictEqual(_testing.tierOf(T), 'compiled');
         });
 
-        it('keep protobufjs\'s encoder for a Type whose messages hand most of their work to such a Type', () => {
-          const source = `syntax = "proto3";
-            message Top { Mid mid = 1; int32 n = 2; }
-            message Mid { repeated Big bigs = 1; Small small = 2; }
-            message Rare { Huge huge = 1; Small small = 2; }
-            message Small { int32 a = 1; }
-            message Big { ${TOO_LARGE_FIELDS} }
-            message Huge { ${TOO_LARGE_FIELDS} }`;
+        it('keep protobufjs\'s encoder for a Type whose code would be over unitMax, and write its messages with it from compiled code', () => {
+          const source = `syntax = "proto3"; message Top { Huge huge = 1; int32 n = 2; } message Huge { ${PARTS_FIELDS} }`;
           const ours = protobuf.parse(source).root;
           const ref = protobuf.parse(source).root;
-          const m = (i) => ({ mid: { bigs: [{ f0: i }, { f399: -i }], small: { a: i } }, n: i });
-          for (let i = 0; i < 16; i++) {
-            assert.strictEqual(Buffer.from(ours.lookupType('Top').encode(m(i)).finish()).toString('hex'),
-              reference(protobuf, ref.lookupType('Top'), m(i)), `message ${i}`);
-          }
+          const m = (i) => ({ huge: { f0: i, f399: -i }, n: i });
+          // Shipped, a Type of several thousand fields; here, one of 400.
+          assert.strictEqual(_testing.configure({}).unitMax, 1000000);
+          withPath({ unitMax: 20000 }, () => {
+            for (let i = 0; i < 8; i++) {
+              assert.strictEqual(Buffer.from(ours.lookupType('Top').encode(m(i)).finish()).toString('hex'),
+                reference(protobuf, ref.lookupType('Top'), m(i)), `message ${i}`);
+            }
+          });
           const type = (name) => ours.lookupType(name);
-          // Big, too large; Mid, whose every message holds Bigs; Top, whose every message holds a Mid:
-          // each on protobufjs's own encoder, which counts nothing.
-          assert.match(_testing.whyKept(type('Big')), /^its code would be \d+ characters, over \d+$/);
-          assert.strictEqual(_testing.whyKept(type('Mid')), 'its messages hand Big, which keeps protobufjs\'s encoder, most of their work');
-          assert.strictEqual(_testing.whyKept(type('Top')), 'its messages hand Mid, which keeps protobufjs\'s encoder, most of their work');
-          for (const name of ['Top', 'Mid', 'Big']) assert.ok(!/^encode_/.test(type(name).encode.name), `${name}: ${type(name).encode.name}`);
-          // Rare holds a Huge in one message of eight: it is compiled, and calls Huge's encoder.
-          for (let i = 0; i < 16; i++) {
-            const rare = { small: { a: i }, huge: i % 8 === 3 ? { f0: i } : undefined };
-            assert.strictEqual(Buffer.from(type('Rare').encode(rare).finish()).toString('hex'), reference(protobuf, ref.lookupType('Rare'), rare));
-          }
-          assert.ok(_testing.isCompiled(type('Rare').encode));
-          assert.strictEqual(_testing.whyKept(type('Rare')), null);
-          for (let i = 16; i < 20; i++) {
-            assert.strictEqual(Buffer.from(ours.lookupType('Top').encode(m(i)).finish()).toString('hex'),
-              reference(protobuf, ref.lookupType('Top'), m(i)), `message ${i}`);
-          }
+          assert.match(_testing.whyKept(type('Huge')), /^its code would be \d+ characters, over \d+$/);
+          assert.strictEqual(_testing.tierOf(type('Huge')), 'kept');
+          assert.ok(!/^encode_/.test(type('Huge').encode.name), type('Huge').encode.name);
+          // Top is compiled all the same, and hands each Huge to protobufjs's encoder, which writes through RustWriter.
+          assert.ok(_testing.isCompiled(type('Top').encode));
+          assert.strictEqual(_testing.whyKept(type('Top')), null);
+          assert.strictEqual(type('Huge').encode(m(1).huge) instanceof RustWriter, true);
         });
 
         it('stop counting a Type encoded only in other messages after its 1,024th, and still inline it', () => {

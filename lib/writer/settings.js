@@ -41,26 +41,41 @@ const settings = {
    * protobufjs's own; a Type that is hot reaches it within its first messages.
    */
   promoteAfter: 16,
+  /**
+   * A compiled encoder writes a Type's scalars and strings in place (lib/encoders/inline.js) while its
+   * fields' code so written is at most this many characters, else by one call of a helper a field
+   * (lib/encoders/runtime.js). 0: always by calls (the tests run both forms).
+   */
+  inlineMax: 12000,
+  /**
+   * A Type whose fields' compiled code would be over this many characters (several thousand fields)
+   * keeps protobufjs's generated encoder (lib/encoders/compile.js, "Kept"): the bound of what one
+   * Type may cost in compiling and memory. Every Type of the real schemas the package is measured on
+   * is far below: the largest, protobuf's `TestAllTypesProto3`, is ~26,000.
+   */
+  unitMax: 1000000,
 };
 
 /**
  * For tests: moves the thresholds above and the slab size, so that one call sequence can be run
  * through every path. Returns the previous values.
- * @param {{runMin?: number, runMinTyped?: number, refMin?: number, slabBytes?: number, promoteAfter?: number}} options
- * New values
- * @returns {{runMin: number, runMinTyped: number, refMin: number, slabBytes: number, promoteAfter: number}}
- * Previous values
+ * @param {{runMin?: number, runMinTyped?: number, refMin?: number, slabBytes?: number, promoteAfter?: number,
+ *   inlineMax?: number, unitMax?: number}} options New values
+ * @returns {{runMin: number, runMinTyped: number, refMin: number, slabBytes: number, promoteAfter: number,
+ *   inlineMax: number, unitMax: number}} Previous values
  */
 function configure(options) {
   const previous = {
     runMin: settings.runMin, runMinTyped: settings.runMinTyped, refMin: settings.refMin, slabBytes: region.slabSize(),
-    promoteAfter: settings.promoteAfter,
+    promoteAfter: settings.promoteAfter, inlineMax: settings.inlineMax, unitMax: settings.unitMax,
   };
   if (options.runMin !== undefined) settings.runMin = options.runMin;
   if (options.runMinTyped !== undefined) settings.runMinTyped = options.runMinTyped;
   if (options.refMin !== undefined) settings.refMin = options.refMin;
   if (options.slabBytes !== undefined) region.setSlabBytes(options.slabBytes);
   if (options.promoteAfter !== undefined) settings.promoteAfter = options.promoteAfter;
+  if (options.inlineMax !== undefined) settings.inlineMax = options.inlineMax;
+  if (options.unitMax !== undefined) settings.unitMax = options.unitMax;
   return previous;
 }
 

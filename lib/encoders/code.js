@@ -1,0 +1,387 @@
+'use strict';
+
+/**
+ * The source of a compiled encoder: one function per protobufjs Type, `write(m, w, p, q, tag)`,
+ * which writes a message's fields into a held writer from position `p` and returns the position
+ * after them. It does what protobufjs's generated encoder (its src/encoder.js) does, field for field,
+ * in the same shape: a field is protobufjs's presence check, then one call of a helper of
+ * lib/encoders/runtime.js that writes its tag and value, where protobufjs's code makes its
+ * `w.uint32(tag).<type>(value)` calls. The same checks, property reads in the same order and number
+ * (a getter sees what it sees under protobufjs), field order, conversions, `$unknowns` and
+ * recursion limit; the same code size, within a few characters a field.
+ *
+ * A nested message is written by its own Type's function, called with the field's tag: that
+ * function opens the section itself, and first checks that its Type's `encode` is still the
+ * compiler's (else it calls that `encode`, as protobufjs's code calls `types[i].encode`). So a
+ * Type's function holds no code of another Type: a parent compiled once calls whatever its nested
+ * Types' functions are now, and a function stays about as large as protobufjs's encoder for the same
+ * Type. V8 inlines a small nested Type's function where it is called.
+ *
+ * A Type with many fields is written in parts (`PART_MAX`): V8 optimizes no function of more than
+ * 61,440 bytes of bytecode (`--max-optimized-bytecode-size`), and generated code takes ~0.8 bytes of
+ * bytecode a character.
+ */
+
+const settings = require('../writer/settings');
+const inlined = require('./inline');
+
+const { LOCALS, RELOAD, valueCode, packedCode, room, writeTag } = inlined;
+/** What generated code calls, from runtime.js: by every function, and by the spelled-out statements
+ * of lib/encoders/inline.js too. */
+const HELPERS = ['heldStart', 'mark', 'addedMark', 'open', 'close', 'nestedVia', 'group', 'via', 'unknowns', 'packed',
+  'uint32', 'int32', 'sint32', 'bool', 'fixed32', 'float', 'double', 'uint64', 'sint64', 'fixed64', 'string', 'bytes'];
+const INLINE_HELPERS = [...new Set([...HELPERS, ...inlined.HELPERS])];
+
+/**
+ * The body of a small Type's function, its section spelled out (runtime.js `open` and `close`).
+ * @param {string[]} calls Its fields' statements
+ * @returns {string[]} Lines
+ */
+function INLINE_FRAME(calls) {
+  return [
+    `  ${LOCALS}`,
+    '  const nested = tag !== 0;',
+    '  let at = 0, from = 0, added = 0;',
+    '  if (nested) {',
+    '    if (unit.type.encode !== unit.own) return nestedVia(unit.type, m, w, p, q, tag);',
+    `    if (p + 6 > end) { p = growHeld(w, p, 6); ${RELOAD} }`,
+    '    while (tag > 127) { buf[p++] = (tag & 127) | 128; tag >>>= 7; } buf[p++] = tag;',
+    '    at = p - heldStart(w); buf[p++] = 0; from = mark(w); added = addedMark(w); ++q;',
+    '  }',
+    '  if (q > util.recursionLimit) throw Error("max depth exceeded");',
+    ...indent(calls),
+    '  if (nested) {',
+    '    const len = p - heldStart(w) - at - 1;',
+    '    if (len < 128 && mark(w) === from) buf[heldStart(w) + at] = len; else closeSection(w, at, len, from, added);',
+    '  }',
+    '  return p;',
+  ];
+}
+
+/**
+ * Nested Types' code a small Type's function writes in place (`inlined`): each nested Type's fields
+ * while they are at most `INLINE_CHILD_MAX` characters, at most `INLINE_TOTAL` characters in all, and
+ * the whole function within `settings.inlineMax`; a field takes at least `FIELD_MIN` characters. In
+ * place, a nested message costs no call and no reload of the locals after it: 5–7% of the ~80-byte
+ * message's and the vector tile's time (`node bench/probes/ab.js`).
+ */
+const INLINE_CHILD_MAX = 3000;
+const INLINE_TOTAL = 8000;
+const FIELD_MIN = 60;
+
+/** Characters of field code in one function: ~30,000 bytes of bytecode, half V8's limit. */
+const PART_MAX = 36000;
+
+/** The runtime helper that writes a scalar, string or bytes value of each type. */
+const WRITER_OF = {
+  double: 'double', float: 'float', int32: 'int32', uint32: 'uint32', sint32: 'sint32', fixed32: 'fixed32',
+  sfixed32: 'fixed32', int64: 'uint64', uint64: 'uint64', sint64: 'sint64', fixed64: 'fixed64', sfixed64: 'fixed64',
+  bool: 'bool', string: 'string', bytes: 'bytes',
+};
+/** Scalars written as 64-bit values. */
+const LONG = new Set(['int64', 'uint64', 'sint64', 'fixed64', 'sfixed64']);
+
+/**
+ * @param {string[]} lines Lines of code
+ * @returns {number} Their characters, newlines included
+ */
+function sizeOf(lines) {
+  return lines.reduce((sum, line) => sum + line.length + 1, 0);
+}
+
+/**
+ * @param {string[]} lines Lines
+ * @param {string} [by] Indentation
+ * @returns {string[]} The lines indented
+ */
+function indent(lines, by = '  ') {
+  return lines.map((line) => by + line);
+}
+
+/**
+ * The code generator of one protobufjs copy.
+ * @param {object} protobuf The protobufjs module
+ * @param {import('./rules').Rules} rules The rules of its encoder.js
+ * @returns {{source: function(object, object[], number): {source: string, size: number}}} Generator
+ */
+function generator(protobuf, rules) {
+  const { util, types: wire, Enum } = protobuf;
+
+  /**
+   * The presence check protobufjs's encoder.js makes before writing a singular field, or null where
+   * it writes the field unconditionally (a required one).
+   * @param {object} field Field
+   * @param {boolean} isEnum Whether its type is an enum
+   * @param {string} type Its scalar type (`int32` for an enum), or message type name
+   * @param {string} ref Its property expression
+   * @param {string} name Its name as a JS string literal
+   * @returns {string|null} Condition
+   */
+  function presence(field, isEnum, type, ref, name) {
+    const set = `${ref} != null && Object.hasOwnProperty.call(m, ${name})`;
+    if (rules.presence === 'whenSet') return field.optional ? set : null;
+    if (field.required) return null;
+    if (field.hasPresence || !(isEnum || wire.basic[type] !== undefined)) return set;
+    if (isEnum) return `${set} && ${ref} !== ${JSON.stringify(field.typeDefault)}`;
+    switch (type) {
+      case 'bool': return `${set} && ${ref} !== false`;
+      case 'string': return `${set} && ${ref} !== ""`;
+      case 'bytes': return `${set} && ${ref}.length`;
+      case 'double': case 'float': return `${set} && !Object.is(${ref}, 0)`;
+      default:
+        return LONG.has(type)
+          ? `${set} && (typeof ${ref} === "object" ? ${ref}.low || ${ref}.high : ${ref} !== 0)`
+          : `${set} && ${ref} !== 0`;
+    }
+  }
+
+  /**
+   * The statements of a nested Type's fields, to write its messages in place in the function being
+   * generated, or null where they are not (see `INLINE_CHILD_MAX`): it is the function's own Type or
+   * one inlined around this code (a recursive Type), or over the budget.
+   * @param {object} nested The nested message's Type
+   * @param {Scope} scope The function's scope
+   * @param {object[]} stack As for `fieldsCode`
+   * @returns {string[]|null} Lines
+   */
+  function inlined(nested, scope, stack) {
+    const most = Math.min(INLINE_CHILD_MAX, scope.inlineLeft);
+    if (stack.includes(nested) || nested.fieldsArray.length * FIELD_MIN > most) return null;
+    // Decided on the nested Type's own code before generating it with the code it inlines in turn,
+    // which then takes what is left: trying every nested Type of a deep schema would generate code
+    // for every path through it.
+    const own = ownSize(nested, scope);
+    if (own > most) return null;
+    const left = scope.inlineLeft;
+    scope.inlineLeft = most - own;
+    const body = fieldsCode(nested.fieldsArray, scope, [...stack, nested]).flat();
+    scope.inlineLeft = left - sizeOf(body);
+    return body;
+  }
+
+  /** The characters of a Type's fields' code written in place without nested Types' code, by Type,
+   * while its fields are those (`inlined`'s estimate). */
+  const ownSizes = new WeakMap();
+
+  /**
+   * @param {object} type A Type
+   * @param {Scope} scope A function's scope (its units are appended to, as by any code generated in it)
+   * @returns {number} The characters of `type`'s fields' code written in place, without nested Types' code
+   */
+  function ownSize(type, scope) {
+    const known = ownSizes.get(type);
+    if (known !== undefined && known.fields === type.fieldsArray) return known.size;
+    const left = scope.inlineLeft;
+    scope.inlineLeft = 0;
+    const size = sizeOf(fieldsCode(type.fieldsArray, scope, [type]).flat());
+    scope.inlineLeft = left;
+    ownSizes.set(type, { fields: type.fieldsArray, size });
+    return size;
+  }
+
+  /**
+   * The statements that write a message's fields, as protobufjs's encoder.js writes them.
+   * @param {object[]} fieldsArray The Type's fields
+   * @param {Scope} scope What the function's code refers to, and how it is written
+   * @param {object[]} stack The Types whose fields this code writes (the function's, and those whose
+   * code is inlined around this code)
+   * @returns {string[][]} The statements of each field (and of `$unknowns`), in order
+   */
+  function fieldsCode(fieldsArray, scope, stack) {
+    const { inline } = scope;
+    /** A helper's call; in place, the locals reloaded after it. */
+    const call = (statement) => (inline ? `{ ${statement} ${RELOAD} }` : statement);
+    /** A scalar's or string's tag and value. */
+    const value = (type, ref, tag) => (inline && type !== 'bytes'
+      ? valueCode(type, ref, tag)
+      : call(`p = ${WRITER_OF[type]}(w, p, ${tag}, ${ref});`));
+    /** protobufjs's `types[i].encode(value, w.uint32(tag).fork(), q + 1).ldelim()`, or for a group
+     * `types[i].encode(value, w.uint32(tag), q + 1).uint32(endTag)`. */
+    const message = (nested, ref, tag, isGroup) => {
+      const unit = scope.child(nested);
+      if (isGroup) return call(`p = group(${unit}, ${ref}, w, p, q, ${tag});`);
+      const body = inline ? inlined(nested, scope, stack) : null;
+      if (body === null) return call(`p = ${unit}.write(${ref}, w, p, q, ${tag});`);
+      return [
+        `{ const v = ${ref};`,
+        `  if (${unit}.type.encode === ${unit}.own && ${unit}.fields === ${scope.constant(nested.fieldsArray)}) {`,
+        `    ${room(6)} ${writeTag(tag)} const at = p - heldStart(w), from = mark(w), added = addedMark(w); buf[p++] = 0;`,
+        '    { const m = v, q_ = q + 1; { const q = q_;',
+        '      if (q > util.recursionLimit) throw Error("max depth exceeded");',
+        ...indent(body, '      '),
+        '    } }',
+        '    const len = p - heldStart(w) - at - 1;',
+        '    if (len < 128 && mark(w) === from) buf[heldStart(w) + at] = len; else closeSection(w, at, len, from, added);',
+        `  } else { p = ${unit}.write(v, w, p, q, ${tag}); ${RELOAD} }`,
+        '}',
+      ].join('\n');
+    };
+    /** A section around `body`: a map entry, or a packed field in protobufjs 7's encoder. */
+    const section = (tag, body) => [
+      `${call(`p = open(w, p, ${tag});`)} const at = p - 1 - heldStart(w), from = mark(w), added = addedMark(w);`,
+      ...body,
+      'p = close(w, p, at, from, added);',
+    ];
+
+    const statements = fieldsArray.slice().sort(util.compareFieldsById).map((f) => {
+      const field = f.resolve();
+      const isEnum = field.resolvedType instanceof Enum;
+      const type = isEnum ? 'int32' : field.type;
+      const wireType = wire.basic[type];
+      const ref = `m${util.safeProp(field.name)}`;
+      const name = JSON.stringify(field.name);
+      const nested = wireType === undefined ? field.resolvedType : null;
+      const tag = (field.id << 3 | (wireType === undefined ? (field.delimited ? 3 : 2) : wireType)) >>> 0;
+      if (field.map) {
+        let key = 'ks[i]';
+        if (rules.mapKeys === 'fromKey' && field.keyType === 'bool') key = 'util.boolFromKey(ks[i])';
+        else if (rules.mapKeys === 'fromKey' && LONG.has(field.keyType)) {
+          // util.longFromKey returns a key as it is unless it is a hash of 8 characters: only those need
+          // its two regular expressions.
+          key = `(ks[i].length !== 8 ? ks[i] : util.longFromKey(ks[i], ${field.keyType === 'uint64' || field.keyType === 'fixed64'}))`;
+        }
+        const entry = section((field.id << 3 | 2) >>> 0, [
+          value(field.keyType, key, 8 | wire.mapKey[field.keyType]),
+          nested !== null ? message(nested, `${ref}[ks[i]]`, 18, false) : value(type, `${ref}[ks[i]]`, 16 | wireType),
+        ]);
+        return [
+          `if (${ref} != null && Object.hasOwnProperty.call(m, ${name})) {`,
+          `  for (let ks = Object.keys(${ref}), i = 0; i < ks.length; ++i) {`,
+          ...indent(entry, '    '),
+          '  }',
+          '}',
+        ];
+      }
+      if (field.repeated) {
+        let body;
+        if (nested !== null) {
+          body = [`for (let i = 0; i < ${ref}.length; ++i) ${message(nested, `${ref}[i]`, tag, field.delimited)}`];
+        } else if (field.packed && wire.packed[type] !== undefined) {
+          const packedTag = (field.id << 3 | 2) >>> 0;
+          body = rules.packed === 'methods'
+            ? (inline ? packedCode(type, ref, packedTag) : [`p = packed.${type}(w, p, ${packedTag}, ${ref});`])
+            : section(packedTag, [`for (let i = 0; i < ${ref}.length; ++i) ${value(type, `${ref}[i]`, 0)}`]);
+        } else {
+          body = [`for (let i = 0; i < ${ref}.length; ++i) ${value(type, `${ref}[i]`, tag)}`];
+        }
+        return [`if (${ref} != null && ${ref}.length) {`, ...indent(body), '}'];
+      }
+      const write = nested !== null ? message(nested, ref, tag, field.delimited) : value(type, ref, tag);
+      const condition = presence(field, isEnum, type, ref, name);
+      return condition === null ? [write] : [`if (${condition}) ${write}`];
+    });
+    if (rules.unknowns) {
+      statements.push([`if (m.$unknowns != null && Object.hasOwnProperty.call(m, "$unknowns")) ${call('p = unknowns(m, w, p);')}`]);
+    }
+    return statements;
+  }
+
+  /**
+   * Statements in parts of at most `PART_MAX` characters.
+   * @param {string[][]} statements Each field's statements
+   * @returns {string[][]} Parts, each a list of lines
+   */
+  function partsOf(statements) {
+    const parts = [[]];
+    let size = 0;
+    for (const lines of statements) {
+      const n = sizeOf(lines);
+      if (size > 0 && size + n > PART_MAX) {
+        parts.push([]);
+        size = 0;
+      }
+      parts[parts.length - 1].push(...lines);
+      size += n;
+    }
+    return parts;
+  }
+
+  return {
+    /**
+     * The source of a Type's function, for `new Function('rt', 'util', 'unit', 'units', source)`,
+     * which returns it: `write(m, w, p, q, tag)` writes message `m` at depth `q` (of the enclosing
+     * message, if `tag` is not 0) from `p`; with a `tag`, as a nested message (its tag, then a
+     * section), after checking that its Type's `encode` is the compiler's (`unit.own`).
+     * @param {object} type Type
+     * @param {function(object): object} unitOf The unit of a nested Type (appended to `units`)
+     * @param {object[]} units The units the function refers to (appended to)
+     * @param {number} id The function's number (unique in the process)
+     * @returns {{source: string, size: number}} Source, and the characters of its field code
+     */
+    source(type, unitOf, units, id) {
+      const unitLocals = new Map();
+      const constants = [];
+      /**
+       * @typedef {object} Scope What a function's code refers to (its units and constants, as
+       * locals), how it writes scalars and strings (`inline`: in place, else by calls), and how many
+       * characters of nested Types' code it may still inline (`inlineLeft`).
+       * @type {Scope}
+       */
+      const scope = {
+        inline: settings.inlineMax > 0,
+        inlineLeft: 0,
+        child(nested) {
+          const unit = unitOf(nested);
+          let local = unitLocals.get(unit);
+          if (local === undefined) {
+            local = `U${units.push(unit) - 1}`;
+            unitLocals.set(unit, local);
+          }
+          return local;
+        },
+        constant(value) {
+          let k = constants.indexOf(value);
+          if (k < 0) k = constants.push(value) - 1;
+          return `C${k}`;
+        },
+      };
+      const generate = () => {
+        units.length = 0;
+        unitLocals.clear();
+        constants.length = 0;
+        const statements = fieldsCode(type.fieldsArray, scope, [type]);
+        return [statements, statements.reduce((sum, lines) => sum + sizeOf(lines), 0)];
+      };
+      // First without nested Types' code: its size decides whether scalars are written in place, and
+      // how much nested code it may take.
+      let [statements, size] = generate();
+      if (scope.inline && size > settings.inlineMax) {
+        scope.inline = false;
+        [statements, size] = generate();
+      } else if (scope.inline && Math.min(INLINE_TOTAL, settings.inlineMax - size) > 0 && units.length > 0) {
+        scope.inlineLeft = Math.min(INLINE_TOTAL, settings.inlineMax - size);
+        [statements, size] = generate();
+      }
+      const inline = scope.inline;
+      const parts = partsOf(statements);
+      const name = type.name.replace(/\W/g, '_');
+      const calls = parts.length === 1 ? parts[0] : parts.map((_part, k) => `p = part${k}(m, w, p, q);`);
+      const locals = inline ? [LOCALS] : [];
+      const lines = [
+        '\'use strict\';',
+        `const { ${(inline ? INLINE_HELPERS : HELPERS).join(', ')} } = rt;`,
+        units.length > 0 ? `const [${units.map((_u, i) => `U${i}`).join(', ')}] = units;` : '',
+        constants.length > 0 ? `const [${constants.map((_c, i) => `C${i}`).join(', ')}] = constants;` : '',
+        ...(parts.length === 1 ? [] : parts.flatMap((part, k) => [
+          `function part${k}(m, w, p, q) {`, ...indent([...locals, ...part]), '  return p;', '}',
+        ])),
+        `return function write_${name}_${id}(m, w, p, q, tag) {`,
+        `  // ${type.fullName}: protobufjs ${rules.encoder} rules (protobufjs-rustwriter encoder ${id})`,
+        ...(inline && parts.length === 1 ? INLINE_FRAME(calls) : [
+          '  let at = 0, from = 0, added = 0;',
+          '  if (tag !== 0) {',
+          '    if (unit.type.encode !== unit.own) return nestedVia(unit.type, m, w, p, q, tag);',
+          '    p = open(w, p, tag); at = p - 1 - heldStart(w); from = mark(w); added = addedMark(w); ++q;',
+          '  }',
+          '  if (q > util.recursionLimit) throw Error("max depth exceeded");',
+          ...indent(parts.length === 1 ? [...locals, ...calls] : calls),
+          '  return tag === 0 ? p : close(w, p, at, from, added);',
+        ]),
+        '};',
+      ];
+      return { source: lines.join('\n'), size, constants };
+    },
+  };
+}
+
+module.exports = { generator, sizeOf, PART_MAX };
