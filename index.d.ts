@@ -117,6 +117,12 @@ export interface ProtobufCopyStatus {
   whyNotCompiled: string | null;
   /** The fraction of its writers shadowed by protobufjs's own writer (0 when not installed). */
   verify: number;
+  /**
+   * Its Types the app still holds, by tier: compiled (their messages run code compiled for
+   * RustWriter), cold (encoded through protobufjs's generated encoder until hot), and kept on
+   * protobufjs's encoder (several thousand fields), by full name.
+   */
+  types: { compiled: number; cold: number; kept: string[] };
 }
 
 /** One message type whose bytes differed in the shadow check. */

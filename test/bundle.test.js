@@ -39,6 +39,7 @@ function encodeAll() {
   const root = protobuf.loadSync(files);
   const out = [];
   let compiled = 0;
+  let types = 0;
   (function walk(ns) {
     for (const t of ns.nestedArray) {
       if (t instanceof protobuf.Type) {
@@ -48,11 +49,12 @@ function encodeAll() {
           out.push(t.fullName + ' ' + Buffer.from(bytes).toString('hex'));
         }
         if (require(${JSON.stringify(ROOT)})._testing.isCompiled(t.encode)) compiled++;
+        types++;
       }
       if (t.nestedArray) walk(t);
     }
   })(root);
-  return { out, compiled };
+  return { out, compiled, types };
 }
 // Every Type compiled as it is set up, rather than at its 16th message (lib/encoders/compile.js, "Tiers").
 require(${JSON.stringify(ROOT)})._testing.configure({ promoteAfter: 0 });
@@ -63,7 +65,7 @@ const names = [RustWriter.name, util.inspect(protobuf.Writer.create()).split(' '
 uninstall(protobuf);
 const theirs = encodeAll();
 const differing = ours.out.filter((line, i) => line !== theirs.out[i]);
-console.log(JSON.stringify({ messages: ours.out.length, differing: differing.slice(0, 3), compiled: ours.compiled,
+console.log(JSON.stringify({ messages: ours.out.length, differing: differing.slice(0, 3), compiled: ours.compiled, types: ours.types,
   copies: s.copies, line: formatStatus(s).split('\\n')[1], names }));
 `;
 
@@ -111,9 +113,14 @@ describe('protobufjs bundled into one file with the app', function () {
       assert.ok(seen.messages >= 26, `${seen.messages} messages`); // 13 types, 2 samples each
       assert.deepStrictEqual(seen.differing, []);
       assert.ok(seen.compiled > 10, `${seen.compiled} compiled encoders`);
-      const copy = { version: null, path: null, installed: true, compiled: true, whyNotCompiled: null, verify: 0 };
+      // Every Type of the schema, each set up (and so compiled, at promoteAfter 0) by its own samples.
+      const types = { compiled: seen.types, cold: 0, kept: [] };
+      const copy = {
+        version: null, path: null, installed: true, compiled: true, whyNotCompiled: null, verify: 0, types,
+      };
       assert.deepStrictEqual(seen.copies, [copy]);
-      assert.strictEqual(seen.line, 'protobufjs-rustwriter:   protobufjs (version unknown) (no package.json: bundled): RustWriter, compiled encoders');
+      assert.strictEqual(seen.line, 'protobufjs-rustwriter:   protobufjs (version unknown) (no package.json: bundled): RustWriter, ' +
+        `compiled encoders (Types: ${seen.types} compiled, 0 cold)`);
       // The names users see, though esbuild renames the function to keep names apart.
       assert.deepStrictEqual(seen.names, ['RustWriter', 'RustWriter']);
     });
@@ -124,7 +131,8 @@ describe('protobufjs bundled into one file with the app', function () {
     assert.deepStrictEqual(seen.differing, []);
     assert.strictEqual(seen.compiled, 0);
     const why = 'protobufjs 9.0.0 is not 7.x or 8.x, whose encoders the compiler knows';
-    assert.deepStrictEqual(seen.copies, [{ version: '9.0.0', path: null, installed: true, compiled: false, whyNotCompiled: why, verify: 0 }]);
+    const types = { compiled: 0, cold: 0, kept: [] };
+    assert.deepStrictEqual(seen.copies, [{ version: '9.0.0', path: null, installed: true, compiled: false, whyNotCompiled: why, verify: 0, types }]);
     assert.strictEqual(seen.line, `protobufjs-rustwriter:   protobufjs 9.0.0 (no package.json: bundled): RustWriter, compiled encoders off: ${why}`);
   });
 

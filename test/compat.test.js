@@ -251,7 +251,13 @@ console.log(Object.keys(require.cache).filter((f) => /[\\\\/]long[\\\\/]/.test(f
     install(p7, { verify: 0.5, compiled: false });
     try {
       const copies = status().copies;
-      const of = (dir) => copies.find((c) => c.path === dir);
+      // Each copy as listed, with its Types by tier apart: other tests in this process set Types up too.
+      const of = (dir) => {
+        const { types, ...copy } = copies.find((c) => c.path === dir);
+        const counted = Number.isInteger(types.compiled) && Number.isInteger(types.cold) && Array.isArray(types.kept);
+        assert.ok(counted, JSON.stringify(types));
+        return copy;
+      };
       assert.deepStrictEqual(of(path.join(ROOT, 'node_modules', 'protobufjs')), {
         version: '8.8.1', path: path.join(ROOT, 'node_modules', 'protobufjs'), installed: true, compiled: true, whyNotCompiled: null, verify: 0,
       });
@@ -259,8 +265,10 @@ console.log(Object.keys(require.cache).filter((f) => /[\\\\/]long[\\\\/]/.test(f
         version: '7.6.6', path: path.join(ROOT, 'node_modules', 'protobufjs7'), installed: true, compiled: false, whyNotCompiled: 'install() option compiled: false', verify: 0.5,
       });
       uninstall(p7);
-      assert.deepStrictEqual(status().copies.find((c) => c.version === '7.6.6'),
+      const { types, ...uninstalled } = status().copies.find((c) => c.version === '7.6.6');
+      assert.deepStrictEqual(uninstalled,
         { version: '7.6.6', path: path.join(ROOT, 'node_modules', 'protobufjs7'), installed: false, compiled: false, whyNotCompiled: null, verify: 0 });
+      assert.deepStrictEqual(Object.keys(types), ['compiled', 'cold', 'kept']);
     } finally {
       uninstall(p8);
       uninstall(p7);

@@ -121,8 +121,9 @@ describe('an app with protobufjs 8.8.1 and a dependency on protobufjs 7.6.6', fu
     const lines = result.stderr.trim().split('\n');
     assert.strictEqual(lines.length, 3, result.stderr);
     assert.match(lines[0], /^protobufjs-rustwriter: (native addon|JS path \(no addon\)), preload on, 2 protobufjs copies seen$/);
-    assert.ok(lines.some((l) => /protobufjs 7\.6\.6 at .*telemetry-exporter.*: RustWriter, compiled encoders$/.test(l)), result.stderr);
-    assert.ok(lines.some((l) => /protobufjs 8\.8\.1 at .*: RustWriter, compiled encoders$/.test(l)), result.stderr);
+    // Each copy's three Types, set up and cold: each encoded fewer times than promoteAfter.
+    assert.ok(lines.some((l) => /protobufjs 7\.6\.6 at .*telemetry-exporter.*: RustWriter, compiled encoders \(Types: 0 compiled, 3 cold\)$/.test(l)), result.stderr);
+    assert.ok(lines.some((l) => /protobufjs 8\.8\.1 at .*: RustWriter, compiled encoders \(Types: 0 compiled, 3 cold\)$/.test(l)), result.stderr);
   });
 
   it('installs into the copy already loaded when the preload is required late', () => {

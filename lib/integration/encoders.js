@@ -16,6 +16,9 @@ const { rulesOf } = require('../encoders/rules');
 /** Marks the `setup` that compiles, and holds the one it wraps. */
 const SETUP = Symbol.for('protobufjs-rustwriter.setup');
 
+/** Each copy's compiler, once one of its Types has been set up, by its module object. */
+const compilers = new WeakMap();
+
 /**
  * Warns, once a process, that a Type keeps protobufjs's encoder.
  * @param {object} type Type
@@ -53,7 +56,10 @@ function installEncoders(protobuf, version) {
     const result = setup.apply(this, arguments);
     // A Type the compiler cannot handle keeps protobufjs's encoder, which writes through RustWriter:
     // the app goes on, with the same bytes.
-    if (compile === null) compile = compiler(protobuf, rules, warnOnce);
+    if (compile === null) {
+      compile = compiler(protobuf, rules, warnOnce);
+      compilers.set(protobuf, compile);
+    }
     this.encode = compile.encoderFor(this, this.encode);
     return result;
   };
@@ -83,4 +89,15 @@ function encodersInstalled(protobuf) {
   return typeof Type === 'function' && Object.prototype.hasOwnProperty.call(Type.prototype.setup, SETUP);
 }
 
-module.exports = { installEncoders, uninstallEncoders, encodersInstalled };
+/**
+ * @param {object} protobuf The protobufjs module
+ * @returns {{compiled: number, cold: number, kept: string[]}} How many of its Types (those its app
+ * still holds) are compiled, cold or kept (lib/encoders/compile.js, "Tiers"), and the kept ones' full
+ * names; all 0 before any was set up with compiled encoders installed
+ */
+function encoderCounts(protobuf) {
+  const compile = compilers.get(protobuf);
+  return compile === undefined ? { compiled: 0, cold: 0, kept: [] } : compile.counts();
+}
+
+module.exports = { installEncoders, uninstallEncoders, encodersInstalled, encoderCounts };

@@ -10,7 +10,7 @@ const fs = require('fs');
 const path = require('path');
 const { RustWriter } = require('../writer/writer');
 const { fractionOf, defaultFraction, sampledCreate } = require('./verify');
-const { installEncoders, uninstallEncoders, encodersInstalled } = require('./encoders');
+const { installEncoders, uninstallEncoders, encodersInstalled, encoderCounts } = require('./encoders');
 const { COMPILED, envVar } = require('../env');
 
 const INSTALLED = Symbol.for('protobufjs-rustwriter.installed');
@@ -264,7 +264,8 @@ function copies() {
     // Why only while installed and off: a copy the preload left alone (6.x) says so by `installed`.
     const whyNotCompiled = state.installed && !state.compiled ? copy.whyNotCompiled : null;
     const { installed, compiled, verify } = state;
-    list.push({ version: copy.version, path: copy.path, installed, compiled, whyNotCompiled, verify });
+    const types = encoderCounts(MODULES.get(Writer));
+    list.push({ version: copy.version, path: copy.path, installed, compiled, whyNotCompiled, verify, types });
   }
   return list;
 }

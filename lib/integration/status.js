@@ -17,10 +17,12 @@ const flags = { preload: false };
 /**
  * What is in use: whether the addon is loaded (else the JS path), whether the preload ran, each
  * protobufjs copy seen, with whether its `Writer.create` returns RustWriters now and the fraction
- * of them shadowed by protobufjs's own writer, and what those checks found (lib/integration/verify.js).
+ * of them shadowed by protobufjs's own writer, how many of its Types (those the app still holds) run
+ * compiled code, are cold (not hot yet) or keep protobufjs's encoder (lib/encoders/compile.js,
+ * "Tiers"), and what the shadow checks found (lib/integration/verify.js).
  * @returns {{native: boolean, preload: boolean,
  *   copies: Array<{version: string|null, path: string|null, installed: boolean, compiled: boolean,
- *     whyNotCompiled: string|null, verify: number}>,
+ *     whyNotCompiled: string|null, verify: number, types: {compiled: number, cold: number, kept: string[]}}>,
  *   verify: {writers: number, checked: number, differing: number, skipped: number, reports: object[]}}} Status
  */
 function status() {
@@ -35,8 +37,11 @@ function status() {
 function formatStatus(s) {
   const lines = [`protobufjs-rustwriter: ${s.native ? 'native addon' : 'JS path (no addon)'}, preload ${s.preload ? 'on' : 'off'}, ${s.copies.length} protobufjs ${s.copies.length === 1 ? 'copy' : 'copies'} seen`];
   for (const c of s.copies) {
+    const { types } = c;
+    const tiers = `${types.compiled} compiled, ${types.cold} cold` +
+      (types.kept.length > 0 ? `, ${types.kept.length} kept (${types.kept.join(', ')})` : '');
     const how = [
-      c.compiled ? 'compiled encoders' : null,
+      c.compiled ? `compiled encoders (Types: ${tiers})` : null,
       c.whyNotCompiled !== null ? `compiled encoders off: ${c.whyNotCompiled}` : null,
       c.verify > 0 ? `${c.verify * 100}% checked against protobufjs's writer` : null,
     ];
