@@ -19,7 +19,7 @@ const protobuf = require('protobufjs');
 const { RustWriter } = require('..');
 const { samples, SIZES } = require('../lib/measure/sample');
 const { verdict } = require('../lib/measure/report');
-const { TOO_LARGE_FIELDS } = require('./helpers');
+const { PARTS_FIELDS } = require('./helpers');
 
 const ROOT = path.join(__dirname, '..');
 const BIN = path.join(ROOT, 'bin', 'protobufjs-rustwriter.js');
@@ -264,14 +264,20 @@ describe('protobufjs-rustwriter measure', function () {
     assert.strictEqual(report.results.length, SIZES.length);
   });
 
-  it('says why a type keeps protobufjs\'s encoder, and times the Writer API path the app gets', function () {
+  it('names a Type the messages hold that keeps protobufjs\'s encoder, and says why', function () {
     const schema = path.join(tmp, 'wide.proto');
-    fs.writeFileSync(schema, `syntax = "proto3"; message Top { Big big = 1; int32 n = 2; } message Big { ${TOO_LARGE_FIELDS} }`);
+    fs.writeFileSync(schema, `syntax = "proto3"; message Top { Big big = 1; int32 n = 2; } message Big { ${PARTS_FIELDS} }`);
     fs.writeFileSync(path.join(tmp, 'wide.json'), JSON.stringify({ big: { f0: 1, f399: -1 }, n: 3 }));
-    const result = run(['measure', schema, '--type', 'Top', '--data', path.join(tmp, 'wide.json'), '--time', TIME,
-      '--protobufjs', PROTOBUFJS8]);
+    const args = ['measure', schema, '--type', 'Top', '--data', path.join(tmp, 'wide.json'), '--time', TIME, '--protobufjs', PROTOBUFJS8];
+    const env = { NODE_OPTIONS: `-r ${path.join(__dirname, 'fixtures', 'measure', 'unit-max.js')}` };
+    const result = run(args, { env });
     assert.strictEqual(result.status, 0, result.stderr);
-    assert.match(result.stdout, /\(no compiled encoder for this type in this copy: its messages hand Big, which keeps protobufjs's encoder, most of their work; the app gets the Writer API's times\)/);
+    assert.match(result.stdout, /\(Big, which its messages hold, keeps protobufjs's encoder: its code would be \d+ characters, over 20000; its messages are written through the Writer API\)/);
+    const json = JSON.parse(run([...args, '--json'], { env }).stdout);
+    assert.deepStrictEqual(json.copies[0].kept.map((k) => k.type), ['Big']);
+    assert.strictEqual(json.results[0].compiled, true);
+    // As shipped, Big is compiled like Top.
+    assert.deepStrictEqual(JSON.parse(run([...args, '--json']).stdout).copies[0].kept, []);
   });
 
   it('uses protobufjs 7 when --protobufjs names it, or when the app in the current directory resolves it', function () {

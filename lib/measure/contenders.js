@@ -103,4 +103,18 @@ function loadContenders(protobuf, label, schema, options, typeName) {
   return { types, compiled, whyNotCompiled: why };
 }
 
-module.exports = { loadContenders, CONTENDERS };
+/**
+ * The Types a compiled contender's messages reach that keep protobufjs's encoder (lib/encoders/compile.js,
+ * "Kept"), once its messages have been encoded (a nested Type is compiled, or kept, at its first
+ * message).
+ * @param {object} protobuf protobufjs module
+ * @param {object} type The compiled contender's Type
+ * @returns {Array<{type: string, why: string}>} Full names and why, in the order the Types are reached
+ */
+function keptOf(protobuf, type) {
+  return reachable(protobuf, type)
+    .filter((t) => whyKept(t) !== null)
+    .map((t) => ({ type: t.fullName.replace(/^\./, ''), why: whyKept(t) }));
+}
+
+module.exports = { loadContenders, keptOf, CONTENDERS };

@@ -23,7 +23,7 @@ const { status } = require('../integration/status');
 const { parseCommandLine, MeasureError, USAGE } = require('./args');
 const { findProtobuf, readData, toMessages, oneLine } = require('./load');
 const { findCopies, displayPath, realDir } = require('./copies');
-const { loadContenders, CONTENDERS } = require('./contenders');
+const { loadContenders, keptOf, CONTENDERS } = require('./contenders');
 const { jsonProblems, verifyProblem } = require('./check-data');
 const { samples, SIZES, SEED } = require('./sample');
 const { timeRows } = require('./time');
@@ -303,7 +303,7 @@ function measure(argv, io) {
       const messages = {};
       for (const k of CONTENDERS) messages[k] = toMessages(protobuf, loaded.types[k], inputs, args, problems);
       const { types, compiled, whyNotCompiled } = loaded;
-      Object.assign(copy, { types, compiled, whyNotCompiled, messages });
+      Object.assign(copy, { protobuf, types, compiled, whyNotCompiled, messages });
       timed.push(copy);
     } catch (err) {
       if (first || !(err instanceof MeasureError)) throw err;
@@ -331,6 +331,7 @@ function measure(argv, io) {
   for (const copy of timed) {
     copy.fits = inputs.map((_, i) => !copy.warnings.some((w) => w.message === i + 1));
     copy.checked = check(copy, flip);
+    copy.kept = copy.compiled ? keptOf(copy.protobuf, copy.types.compiled) : [];
     copy.rows = rowsOf(copy.checked, copy.fits);
   }
   if (reportDifferences(report, 'before timing', args, io)) return 1;

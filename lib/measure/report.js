@@ -212,6 +212,10 @@ function formatText(report) {
       lines.push(`(no compiled encoder for this type in this copy: ${copy.whyNotCompiled || 'see the warning above'}; the app gets the ` +
         'Writer API\'s times)');
     }
+    for (const kept of copy.kept || []) {
+      lines.push(`(${kept.type}, which its messages hold, keeps protobufjs's encoder: ${kept.why}; its messages are written through the ` +
+        'Writer API)');
+    }
     lines.push(verdict(copyVerdictInput(report, copy)));
   }
   return `${lines.join('\n')}\n`;
@@ -304,6 +308,7 @@ function toJson(report) {
       timed: copy.timed,
       note: copy.timed ? null : copy.note,
       results: copy.timed ? resultsJson(report.type, copy.rows, copy.compiled) : null,
+      kept: copy.timed ? copy.kept : null,
       verdict: copy.timed && done(copy) ? verdict(copyVerdictInput(report, copy)) : null,
     })),
     app_protobufjs: report.found.app,
