@@ -18,7 +18,9 @@
  * of one order, so that from 2 shapes on a site finds most fields at a different offset in each
  * shape; past 4 it is megamorphic), and `oneof-8`, messages of one field each of the eight, as
  * oneof-like messages are: what a change does to code that sees many object shapes, which the
- * modelled cases do not show.
+ * modelled cases do not show. Any other case of bench/cases.js (the real ones: `temporal`,
+ * `temporal-decoded`, `tile-real`, `firestore`, ...) is prepared by each checkout's own
+ * bench/cases.js for its contender `rust` (`rust-api` with `--api`), as `npm run bench` prepares it.
  */
 
 const path = require('path');
@@ -73,6 +75,12 @@ const TIME_MS = 1000;
  * @returns {undefined}
  */
 function child(dir, id, api) {
+  if (!CASES[id]) {
+    const cases = require(path.resolve(dir, 'bench', 'cases'));
+    const [contender] = cases.prepareCase(cases.CASES.find((c) => c.id === id), null, [api ? 'rust-api' : 'rust']);
+    time(contender.fn);
+    return;
+  }
   const protobuf = require('protobufjs');
   const { prng } = require('../../tools/seeded');
   const c = CASES[id];
@@ -159,8 +167,10 @@ if (argv[0] === '--child') {
   child(argv[1], argv[2], api);
 } else {
   const [dirA, dirB, id = 'tile', pairs = '8'] = argv.filter((arg) => arg !== '--api');
-  if (!dirA || !dirB || !CASES[id]) {
-    process.stderr.write(`usage: node bench/probes/ab.js <checkout A> <checkout B> [${Object.keys(CASES).join('|')}] [pairs] [--api]\n`);
+  const benchCases = require('../cases').CASES.filter((c) => c.codegen !== 'static').map((c) => c.id);
+  if (!dirA || !dirB || !(CASES[id] || benchCases.includes(id))) {
+    const ids = [...new Set([...Object.keys(CASES), ...benchCases])];
+    process.stderr.write(`usage: node bench/probes/ab.js <checkout A> <checkout B> [${ids.join('|')}] [pairs] [--api]\n`);
     process.exitCode = 2;
   } else {
     parent(dirA, dirB, id, Number(pairs), api);

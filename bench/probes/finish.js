@@ -3,27 +3,28 @@
 /**
  * What `finish()` costs on one case, apart from the encode: times each encode and each
  * `finish()` apart (a clock read around each, ~50 ns), and prints the median over rounds of the
- * µs per op of each.
+ * µs per op of each, with the entries `finish()` found (what it had to splice).
  *
- *   node bench/probes/finish.js [tile|catalog|common] [rounds] [checkout]
+ *   node bench/probes/finish.js [case] [rounds] [checkout]
+ *
+ * The case is any reflection case of bench/cases.js (`common`, `tile`, `temporal`, `tile-real`,
+ * `firestore`, ...), its message built as the bench builds it, in a protobufjs 8.8.1 Root with the
+ * checkout's RustWriter installed (compiled encoders, promoted before timing).
  */
 
 const path = require('path');
-const protobuf = require('protobufjs');
-const { prng } = require('../../tools/seeded');
-const builders = require('../data-modelled');
+const { CASES, dataOf, rootOf } = require('../cases');
 
-const CASES = {
-  common: { proto: 'common.proto', type: 'common.Common' },
-  catalog: { proto: 'catalog.proto', type: 'catalog.Catalog' },
-  tile: { proto: 'vector_tile.proto', type: 'vector_tile.Tile', decoded: true },
-};
 const [id = 'tile', rounds = '15', dir = path.join(__dirname, '..', '..')] = process.argv.slice(2);
-const c = CASES[id];
-const { RustWriter } = require(path.resolve(dir));
-const T = new protobuf.Root().loadSync(path.join(__dirname, '..', 'fixtures', c.proto)).lookupType(c.type);
-let m = builders[id](prng(42));
-if (c.decoded) m = T.decode(T.encode(m).finish());
+const c = CASES.find((x) => x.id === id);
+if (!c || c.codegen === 'static' || c.mode === 'stream') throw new Error(`${id}: not a reflection case of one message`);
+const data = dataOf(c);
+const copy = require('../copies').loadCopy('protobufjs');
+const { RustWriter, install, _testing } = require(path.resolve(dir));
+install(copy.pb);
+const T = rootOf(c, copy.pb).resolveAll().lookupType(c.type);
+let m = data.encoded ? T.decode(data.encoded) : data.input;
+if (c.fromObject) m = T.fromObject(m);
 
 /**
  * Encodes `n` times, timing the encodes and the `finish()` calls apart.
@@ -43,14 +44,19 @@ function round(n) {
   }
   return { encode: Number(encode) / n / 1000, finish: Number(finish) / n / 1000 };
 }
-for (let i = 0; i < 2000; ++i) T.encode(m, RustWriter.create()).finish(); // warm up
+const warm = Date.now() + 1000;
+while (Date.now() < warm) T.encode(m, RustWriter.create()).finish();
+const probe = T.encode(m, RustWriter.create());
+const entries = probe._entryEnd / 4;
+probe.finish();
 const t = process.hrtime.bigint();
-round(100);
-const n = Math.max(100, Math.round(1e8 / (Number(process.hrtime.bigint() - t) / 100))); // ~0.1 s a round
+round(10);
+const n = Math.max(10, Math.round(1e8 / (Number(process.hrtime.bigint() - t) / 10))); // ~0.1 s a round
 round(n);
 const rs = Array.from({ length: Number(rounds) }, () => round(n));
 const median = (xs) => xs.slice().sort((x, y) => x - y)[xs.length >> 1];
 const encode = median(rs.map((r) => r.encode));
 const finish = median(rs.map((r) => r.finish));
 process.stdout.write(`${id}: encode ${encode.toFixed(2)} µs, finish ${finish.toFixed(2)} µs ` +
-  `(${(100 * finish / (encode + finish)).toFixed(1)}%; ${n} ops a round, median of ${rounds} rounds)\n`);
+  `(${(100 * finish / (encode + finish)).toFixed(1)}%; ${entries} entries; compiled: ${_testing.isCompiled(T.encode)}; ` +
+  `${n} ops a round, median of ${rounds} rounds)\n`);
