@@ -732,4 +732,4 @@ function main({ latest = true, lines = true } = {}) {
   process.stdout.write(`rendered ${wrote.join('; ')}\n`);
 }
 
-module.exports = { main, PARTS, RESULTS, LINES, SVG };
+module.exports = { main, PARTS, RESULTS, LINES, SVG, renderSvg };
