@@ -17,7 +17,7 @@
  * Results go to stdout, progress to stderr (bench/progress.js). A run writes nothing git tracks:
  * its JSON goes to target/bench/last-run.json. Only `--update` (`npm run bench:update`, which runs
  * under Node 26, the Active LTS), and only on a full run, also writes bench/results/latest.json and
- * renders the SVG and the README tables from it (bench/render.js), so the README only ever shows a
+ * renders the SVG and the generated tables from it (bench/render.js), so the README only ever shows a
  * full run. Exits 1 if some case's bytes differ (in the timing or in a first-encode process), 2 on an
  * unknown option or case; a missed target is only reported.
  */

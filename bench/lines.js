@@ -16,7 +16,7 @@
  *
  * Prints them, and writes them to target/bench/lines.json (each line's full results beside it, in
  * target/bench/lines/). With `--update`, and only for all four lines, also to
- * bench/results/lines.json, rendered into docs/benchmark.md and the README (bench/render.js). Takes
+ * bench/results/lines.json, rendered into docs/benchmark.md (bench/render.js). Takes
  * about 3.7 minutes a line on 2 idle cores for the everyday cases, and about 2 more for the real ones.
  */
 
@@ -223,8 +223,8 @@ function main(argv) {
     else if (argv[i] === '--help' || argv[i] === '-h') {
       process.stdout.write('Usage: npm run bench:lines [-- [--update] [--lines 20,22,24,26]]\n\nFor each Node line, ' +
         `its latest release runs node bench/index.js ${ARGS.join(' ')}; the summary goes to\n` +
-        `${path.relative(ROOT, OUT)}, and with --update (all four lines only) to bench/results/lines.json, docs/benchmark.md\n` +
-        'and README.md.\n');
+        `${path.relative(ROOT, OUT)}, and with --update (all four lines only) to bench/results/lines.json and\n` +
+        'docs/benchmark.md.\n');
       return 0;
     } else if (argv[i] !== '--') {
       process.stderr.write(`bench:lines: unknown argument ${argv[i]} (see --help)\n`);

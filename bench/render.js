@@ -1,14 +1,17 @@
 'use strict';
 
 /**
- * Renders bench/results/latest.json into bench/results/latest.svg, a bar chart of RustWriter's
- * ratios; into docs/benchmark.md's tables (speed, where the time goes, first encode and memory,
- * allocation, targets); and into the README's table of gains by message shape and its table of real
- * workloads, each between its markers. Renders bench/results/lines.json (bench/lines.js, one short
- * run per Node line) into docs/benchmark.md's per-line section (figures with their ranges, and their
- * verdicts against the targets) and the README's per-line summary (figures only). The README tells
- * users what was measured and how to measure it again; the project's targets and verdicts are
- * docs/benchmark.md's (and the console's).
+ * Renders the committed bench results into the tracked files that show them, each part between its
+ * markers (`<!-- name:start -->` … `<!-- name:end -->`); `PARTS` lists them all:
+ * - bench/results/latest.json (a full run of `npm run bench:update`) into bench/results/latest.svg,
+ *   a bar chart of RustWriter's ratios; into the README's summary by kind of app and its line on
+ *   how long the run took; into docs/benchmark.md's table of gains by message shape, its table of
+ *   real workloads and its tables of the last full run (speed, where the time goes, first encode
+ *   and memory, allocation, targets);
+ * - bench/results/lines.json (bench/lines.js, one short run per Node line) into docs/benchmark.md's
+ *   per-line section (figures with their ranges, and their verdicts against the targets).
+ * The README tells users what to expect and where the figures are; the project's targets and
+ * verdicts are docs/benchmark.md's (and the console's).
  *
  * Only `npm run bench:update` (bench/index.js `--update`, after a full run) and `npm run
  * bench:lines -- --update` call it, right after writing their JSON: every number in them comes from
@@ -26,10 +29,22 @@ const SVG = path.join(__dirname, 'results', 'latest.svg');
 const README = path.join(__dirname, '..', 'README.md');
 const DOC = path.join(__dirname, '..', 'docs', 'benchmark.md');
 const LINES = path.join(__dirname, 'results', 'lines.json');
-const SECTION_MARKERS = ['<!-- bench:start -->', '<!-- bench:end -->'];
-const GAINS_MARKERS = ['<!-- gains:start -->', '<!-- gains:end -->'];
-const REAL_MARKERS = ['<!-- real:start -->', '<!-- real:end -->'];
-const LINES_MARKERS = ['<!-- lines:start -->', '<!-- lines:end -->'];
+
+/**
+ * The start and end markers of a generated part.
+ * @param {string} name The part's name
+ * @returns {string[]} Its two markers
+ */
+function markers(name) {
+  return [`<!-- ${name}:start -->`, `<!-- ${name}:end -->`];
+}
+
+const SECTION_MARKERS = markers('bench');
+const GAINS_MARKERS = markers('gains');
+const REAL_MARKERS = markers('real');
+const LINES_MARKERS = markers('lines');
+const EXPECT_MARKERS = markers('expect');
+const BENCH_TIME_MARKERS = markers('bench-time');
 /** The Active LTS line, which the README's table must come from (its run line says so when it does not). */
 const ACTIVE_LTS = '26';
 
@@ -279,7 +294,7 @@ function targetsTable(run) {
 }
 
 /**
- * The README's benchmark section body: run line, chart, speed, breakdown, protobufjs 7.6.6 code,
+ * docs/benchmark.md's last full run: run line, chart, speed, breakdown, protobufjs 7.6.6 code,
  * allocation and target tables.
  * @param {object} run Parsed latest.json
  * @returns {string} Markdown, markers included
@@ -297,7 +312,7 @@ function renderSection(run) {
       `${others.length ? `, beside ${others.join(', ')}` : ''}; ` +
       `timed under Node flags \`${run.options.nodeFlags.join(' ') || '(none)'}\`; the run took ${format.duration(run.runtimeSeconds)}.`,
     '',
-    '![RustWriter ops/s over protobufjs ops/s per case](bench/results/latest.svg)',
+    '![RustWriter ops/s over protobufjs ops/s per case](../bench/results/latest.svg)',
     '',
     ...speedTable(run),
     '',
@@ -321,7 +336,7 @@ function renderSection(run) {
 }
 
 /**
- * The README's table of gains by message shape, per case of the run: RustWriter (compiled encoders
+ * docs/benchmark.md's table of gains by message shape, per case of the run: RustWriter (compiled encoders
  * in protobufjs 8.8.1), the Writer API path and the JS-only path against protobufjs 8.8.1, RustWriter
  * in protobufjs 7.6.6 against protobufjs 7.6.6 (each under its own reflection code), and the native
  * calls per encode; then which Node ran it.
@@ -349,7 +364,7 @@ function renderGains(run) {
     tableRow(['---', '--:', '--:', '--:', '--:', '--:', '--:']),
     ...rows,
     '',
-    `${runLine(run)}. The margins and every other table are in [docs/benchmark.md](docs/benchmark.md).`,
+    'The run\'s date, machine and commit, the margins and every other table: [The last full run](#the-last-full-run).',
     GAINS_MARKERS[1],
   ].join('\n');
 }
@@ -387,7 +402,7 @@ function coldCells(c, cell) {
 }
 
 /**
- * The README's real-workload table: per real case, the steady-state ratios (medians of the rounds,
+ * docs/benchmark.md's real-workload table: per real case, the steady-state ratios (medians of the rounds,
  * the fastest rounds' in brackets), and from fresh processes the first encoded result and peak RSS
  * against protobufjs's own.
  * @param {object} run Parsed latest.json
@@ -408,7 +423,7 @@ function renderReal(run) {
   return [
     REAL_MARKERS[0],
     GENERATED,
-    `Under Node ${run.node.replace(/^v/, '')}: schemas and data of real packages (bench/real/); steady state as above ` +
+    `Under Node ${run.node.replace(/^v/, '')}: schemas and data of real packages (bench/real/); steady state timed as every case is ` +
       '(medians of the rounds, the fastest rounds\' ratio in brackets); first encode and memory in fresh processes as apps ' +
       `start (${rounds} alternating rounds, medians [bests]): \`node -r protobufjs-rustwriter/register\` against protobufjs ` +
       'alone, in 8.8.1 / in 7.6.6 where the case runs it:',
@@ -419,7 +434,7 @@ function renderReal(run) {
     tableRow(['---', '--:', '--:', '--:', '--:', '--:', '--:', '--:']),
     ...rows,
     '',
-    `${runLine(run)}. What each case is and how it is measured: [docs/benchmark.md](docs/benchmark.md#real-workloads).`,
+    'The run\'s date, machine and commit, and the first-encode figures of each contender: [The last full run](#the-last-full-run).',
     REAL_MARKERS[1],
   ].join('\n');
 }
@@ -578,7 +593,7 @@ function linesVerdicts(lines) {
 /**
  * The per-line table of the real workloads (bench/lines.js `real`): the wide case's steady ratios,
  * first encoded result and peak RSS against protobufjs 8.8.1, and the real tile's ratio. Empty for
- * runs made before they were added. The same in docs/benchmark.md and the README.
+ * runs made before they were added.
  * @param {object} lines Parsed lines.json
  * @returns {string[]} Markdown lines, a blank one first
  */
@@ -608,66 +623,113 @@ function linesRealTable(lines) {
   ];
 }
 
-/**
- * The README's per-line summary: per Node line, RustWriter's geometric means over protobuf.js's own
- * three cases and over the everyday cases, the least of the everyday cases, the geometric mean in
- * protobufjs 7.6.6, and the real workloads' figures where the runs have them. Figures only: their
- * ranges and targets are docs/benchmark.md's.
- * @param {object} lines Parsed lines.json
- * @returns {string} Markdown, markers included
- */
-function renderLinesSummary(lines) {
-  const { names, targets } = lines;
-  const real = lines.lines.some((l) => l.real);
-  return [
-    LINES_MARKERS[0],
-    GENERATED_LINES,
-    tableRow(['Node', `${names.rust} vs ${names.pbjs8}: geomean, protobuf.js's own three (${targets.ownThree.join(', ')})`,
-      `geomean, everyday (${targets.everyday.join(', ')})`, 'least everyday case',
-      `${names.rust7} vs ${names.pbjs7}: geomean, everyday`]),
-    tableRow(['---', '--:', '--:', '--:', '--:']),
-    ...lines.lines.map((l) => tableRow([l.node.replace(/^v/, ''), format.ratio(l.summary.own8.value),
-      format.ratio(l.summary.everyday8.value), `${format.ratio(l.summary.least8.value)}, ${l.summary.least8.id}`,
-      format.ratio(l.summary.everyday7.value)])),
-    ...linesRealTable(lines),
-    '',
-    `Runs of ${lines.date.slice(0, 10)}, ${format.commitLine(lines)}, shorter than the table's (the everyday cases ` +
-      `${real ? 'and two real workloads' : 'only'}, five contenders, no allocation): how they were made, ` +
-      'their ranges and per-case ratios are in [docs/benchmark.md](docs/benchmark.md#node-lines).',
-    LINES_MARKERS[1],
-  ].join('\n');
-}
-
 /** The line the per-line parts start with. */
 const GENERATED_LINES = '<!-- Generated by bench/render.js from bench/results/lines.json: rerun `npm run bench:lines -- --update` ' +
   'rather than editing. -->';
 
 /**
- * Renders latest.json into the SVG, docs/benchmark.md and the README, and lines.json (where it
- * exists) into their per-line parts.
+ * The kinds of app the README's summary goes by: the cases of the run that stand for each, real
+ * workloads first, and the comparisons shown (`pbjs8`: RustWriter in protobufjs 8.8.1 vs protobufjs
+ * 8.8.1; `pbjs7`: RustWriter in protobufjs 7.6.6 vs protobufjs 7.6.6; each under its own reflection
+ * code, or static code for `static`).
+ */
+const KINDS = [
+  { app: 'gRPC and Google Cloud clients (protobufjs 7.x, through `@grpc/proto-loader` or google-gax)', ratios: ['pbjs7'],
+    real: ['firestore'], modelled: ['common', 'catalog', 'stream'] },
+  { app: 'Reflection on protobufjs 8.x (a `.proto` or JSON schema loaded at run time)', ratios: ['pbjs8'],
+    real: ['temporal', 'temporal-decoded', 'firestore'], modelled: ['common', 'catalog', 'stream'] },
+  { app: 'pbjs static code', ratios: ['pbjs8', 'pbjs7'], real: [], modelled: ['static'] },
+  { app: 'Vector tiles and other large messages', ratios: ['pbjs8'], real: ['tile-real'], modelled: ['tile', 'large', 'bytes', 'packed-typed'] },
+];
+
+/**
+ * The README's summary by kind of app (KINDS): per kind, RustWriter's ratios on the real workloads
+ * (medians of the rounds, the fastest rounds' in brackets) and on the modelled cases; then what a
+ * process started with the preload pays before its first encoded result and in peak memory, over
+ * the real workloads.
+ * @param {object} run Parsed latest.json
+ * @returns {string} Markdown, markers included
+ */
+function renderExpect(run) {
+  const byId = new Map(run.cases.map((c) => [c.id, c]));
+  const version = (key) => contender(run, key).protobufjs || run.packages[key === 'pbjs8' ? 'protobufjs' : 'protobufjs7'];
+  const ratios = (c, keys, best) => keys.map((key) => {
+    if (c.ratios[key] === undefined) return 'n/a';
+    const b = best && c.bestRatios && c.bestRatios[key] !== undefined ? ` [${format.ratio(c.bestRatios[key])}]` : '';
+    return `${format.ratio(c.ratios[key])}${b}`;
+  }).join(' / ');
+  const cell = (ids, keys, real) => ids.map((id) => {
+    const c = byId.get(id);
+    if (c === undefined) return `${id}: not run`;
+    const title = real ? `${c.title} (${format.byteSize(c.bytes)})` : caseTitle(c);
+    return c.error ? `${title}: bytes differ, not timed` : `${title} ${ratios(c, keys, real)}`;
+  }).join('; ') || '—';
+  const rows = KINDS.map((k) => tableRow([k.app, k.ratios.map((key) => version(key)).join(' / '), cell(k.real, k.ratios, true),
+    cell(k.modelled, k.ratios, false)]));
+  // What the preload gives: compiled encoders, in 8.8.1 and (where the case runs it) in 7.6.6.
+  const cold = run.cases.filter((c) => c.group === 'real' && c.cold && !c.cold.error)
+    .flatMap((c) => ['rust', 'rust7'].filter((key) => c.cold.ratios[key]).map((key) => c.cold.ratios[key]));
+  const span = (values, show) => `${show(Math.min(...values))} to ${show(Math.max(...values))}`;
+  const mb = (x) => `${x < 0 ? '−' : '+'}${Math.abs(x).toFixed(1)} MB`;
+  return [
+    EXPECT_MARKERS[0],
+    GENERATED,
+    `RustWriter's ops/s over protobufjs's own, each protobufjs under its own code, under Node ${run.node.replace(/^v/, '')}; ` +
+      'real workloads as medians of the rounds [the fastest rounds\']:',
+    '',
+    tableRow(['your app', 'against protobufjs', 'real workloads (bench/real/)', 'modelled cases']),
+    tableRow(['---', '---', '---', '---']),
+    ...rows,
+    '',
+    ...(cold.length ? [`Started with the preload, a process reached its first encoded result in ${span(cold.map((r) => r.firstResult.median), format.ratio)} ` +
+      `the time of protobufjs alone, with a peak RSS ${span(cold.map((r) => r.rssPeakMB.median), mb)} above it (the real workloads, medians).`, ''] : []),
+    `${runLine(run)}.`,
+    EXPECT_MARKERS[1],
+  ].join('\n');
+}
+
+/**
+ * How long the last full run took, for the README's list of commands.
+ * @param {object} run Parsed latest.json
+ * @returns {string} Text, markers included
+ */
+function renderBenchTime(run) {
+  return `${BENCH_TIME_MARKERS[0]}${format.duration(run.runtimeSeconds)} under Node ${run.node.replace(/^v/, '')} ` +
+    `(the last full run, ${format.commitLine(run)})${BENCH_TIME_MARKERS[1]}`;
+}
+
+/**
+ * Every generated part: the file it is in, its name (its markers are `<!-- name:start -->` and
+ * `<!-- name:end -->`), the JSON it is rendered from, and the function that renders it (markers
+ * included) from that JSON, parsed.
+ * @type {Array<{file: string, name: string, markers: string[], source: string, render: function(object): string}>}
+ */
+const PARTS = [
+  { file: README, name: 'expect', source: RESULTS, render: renderExpect },
+  { file: README, name: 'bench-time', source: RESULTS, render: renderBenchTime },
+  { file: DOC, name: 'gains', source: RESULTS, render: renderGains },
+  { file: DOC, name: 'real', source: RESULTS, render: renderReal },
+  { file: DOC, name: 'bench', source: RESULTS, render: renderSection },
+  { file: DOC, name: 'lines', source: LINES, render: renderLinesSection },
+].map((part) => ({ ...part, markers: markers(part.name) }));
+
+/**
+ * Renders latest.json into the SVG and its parts, and lines.json (where it exists) into its parts.
  * @param {{latest?: boolean, lines?: boolean}} [which] What to render (default: both)
  * @returns {undefined}
  */
 function main({ latest = true, lines = true } = {}) {
+  const sources = [latest && RESULTS, lines && fs.existsSync(LINES) && LINES].filter(Boolean);
   const wrote = [];
-  if (latest) {
-    const run = JSON.parse(fs.readFileSync(RESULTS, 'utf8'));
-    fs.writeFileSync(SVG, renderSvg(run));
-    replaceSection(DOC, SECTION_MARKERS, renderSection(run));
-    replaceSection(README, GAINS_MARKERS, renderGains(run));
-    replaceSection(README, REAL_MARKERS, renderReal(run));
-    wrote.push(`${path.relative(process.cwd(), RESULTS)} into ${path.relative(process.cwd(), SVG)}, docs/benchmark.md's tables ` +
-      'and the README\'s tables of gains and of real workloads');
-  }
-  if (lines && fs.existsSync(LINES)) {
-    const summary = JSON.parse(fs.readFileSync(LINES, 'utf8'));
-    replaceSection(DOC, LINES_MARKERS, renderLinesSection(summary));
-    replaceSection(README, LINES_MARKERS, renderLinesSummary(summary));
-    wrote.push(`${path.relative(process.cwd(), LINES)} into docs/benchmark.md's and the README's per-line summaries`);
+  for (const source of sources) {
+    const data = JSON.parse(fs.readFileSync(source, 'utf8'));
+    if (source === RESULTS) fs.writeFileSync(SVG, renderSvg(data));
+    const parts = PARTS.filter((part) => part.source === source);
+    for (const part of parts) replaceSection(part.file, part.markers, part.render(data));
+    wrote.push(`${path.relative(process.cwd(), source)} into ${source === RESULTS ? `${path.relative(process.cwd(), SVG)}, ` : ''}` +
+      parts.map((part) => `${path.relative(path.join(__dirname, '..'), part.file)}'s ${part.name}`).join(', '));
   }
   process.stdout.write(`rendered ${wrote.join('; ')}\n`);
 }
 
-module.exports = {
-  main, renderSection, renderGains, renderReal, renderSvg, renderLinesSection, renderLinesSummary, RESULTS, LINES,
-};
+module.exports = { main, PARTS, RESULTS, LINES, SVG, renderSvg };

@@ -6,9 +6,10 @@
  * packages is ever fetched), then installs them into fresh temporary projects the way users do
  * and the ways such installs are known to fail, with cargo and rustc removed from the PATH, and
  * with two npm releases fetched from the npm registry (scripts/package-managers.js): npm 10 (the line
- * Node 22 bundles) and npm 11. In every project the platform packages npm would fetch from the
- * registry resolve to their tarballs in dist/ instead (package.json `overrides`), so npm picks by
- * os/cpu/libc as it would from the registry.
+ * Node 22 bundles) and npm 11. In every project but case 6's the platform packages npm would
+ * fetch from the registry resolve to their tarballs in dist/ instead (package.json `overrides`),
+ * so npm picks by os/cpu/libc as it would from the registry; case 6 installs from a local
+ * registry instead.
  *
  * Each case ends in one of two ways: the addon loads (no warning, only this machine's platform
  * package installed), or the JS path runs with exactly one warning, which must name the case's
@@ -22,9 +23,10 @@
  *    `npm install --include=optional`.
  * 3. npm/cli#4828: a lockfile written by npm 10 on another platform (`--os darwin --cpu arm64`,
  *    then reinstalled over its node_modules, which drops the other platforms' entries), then
- *    `npm ci` here with npm 10: the JS path, `npx npm@11 install`. (npm 11's `npm ci` refuses that
- *    lockfile outright, naming the missing packages; checked too.) The same with npm 11 writing
- *    the lockfile on the other platform: npm 10's `npm ci` here loads the addon.
+ *    `npm ci` here with npm 10: the JS path, the lockfile lists darwin-arm64's package alone:
+ *    `npx npm@11 install`. (npm 11's `npm ci` refuses that lockfile outright, naming the missing
+ *    packages; checked too.) The same with npm 11 writing the lockfile on the other platform:
+ *    npm 10's `npm ci` here loads the addon.
  * 4. A plain `npm pack` of the repository: refused (package.json `prepack`); past that with
  *    `--ignore-scripts`, its tarball installs the JS path, with a warning that says what it lacks.
  * 5. The C library as npm reads it, in a mount namespace of its own (root; `unshare`, an overlay
@@ -32,6 +34,12 @@
  *    report, with npm 10 and 11: the addon loads; a /usr/bin/ldd whose text names neither glibc
  *    nor musl, where npm installs neither package, with npm 10: the JS path,
  *    `npm config set libc=glibc --location=project && npm install`, and `npm ci` keeps it.
+ * 6. The platform packages cannot be fetched (not published, as before the first release; a
+ *    mirror or proxy without them): a local registry (verdaccio on 127.0.0.1, scripts/registry.js)
+ *    that has the main package alone, `npm install protobufjs-rustwriter` with npm 10 and 11: the
+ *    JS path, the lockfile lists no platform package: `npm install protobufjs-rustwriter-<platform>@<version>`,
+ *    which fails with npm's 404 naming the package; once the platform packages are published
+ *    there, the same command loads the addon.
  */
 
 const assert = require('assert');
@@ -40,6 +48,7 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const { NPM, npmBin } = require('./package-managers');
+const { startRegistry, publish } = require('./registry');
 const { SCHEMA, PROGRAM } = require('./user-app');
 
 const ROOT = path.join(__dirname, '..');
@@ -239,7 +248,8 @@ function cases(main, local, overrides) {
   inProject(`npm ${NPM[11]} install --omit=optional`, (dir) => {
     sh(dir, `${install} ${PROTOBUFJS7} --omit=optional`);
     const measured = measureBoth(dir, false);
-    const { cause, command } = assertFallbackAndFix(dir, local, /package-lock\.json lists it, so npm skipped optional dependencies/);
+    const { cause, command } = assertFallbackAndFix(dir, local,
+      /though package-lock\.json lists it: npm leaves out optional dependencies when told to \(--omit=optional/);
     return `the JS path (measure: ${measured}), "${cause}"; \`${command}\` then loads the addon`;
   });
 
@@ -247,6 +257,8 @@ function cases(main, local, overrides) {
   const otherPlatform = '--os=darwin --cpu=arm64';
   inProject(`a lockfile npm ${NPM[10]} wrote on darwin-arm64 (npm/cli#4828), npm ci here`, (dir) => {
     sh(dir, `${install} ${otherPlatform}`, { major: '10' });
+    // Without a node_modules, npm 10 lists every platform package it can fetch (the loader counts on it).
+    assert.deepStrictEqual(lockedPlatforms(dir).sort(), Object.keys(overrides).sort(), 'npm 10 left platforms out of a new lockfile');
     sh(dir, `rm package-lock.json && npm install ${QUIET} ${otherPlatform}`, { major: '10' });
     assert.deepStrictEqual(lockedPlatforms(dir), ['protobufjs-rustwriter-darwin-arm64'], 'npm 10 no longer drops the other platforms');
     sh(dir, 'rm -r node_modules');
@@ -254,15 +266,16 @@ function cases(main, local, overrides) {
     assert.notStrictEqual(refused.status, 0, 'npm 11 ci accepted a lockfile without this platform\'s package');
     assert.match(refused.stderr, new RegExp(`Missing: ${local}@${version.replace(/\./g, '\\.')} from lock file`));
     sh(dir, `npm ci ${QUIET}`, { major: '10' });
-    const { cause, command } = assertFallbackAndFix(dir, local,
-      /package-lock\.json has no entry for it, as npm before 11\.3 writes when it runs on another platform \(npm\/cli#4828\)/, { major: '10' });
+    const { cause, command } = assertFallbackAndFix(dir, local, new RegExp('package-lock\\.json lists only protobufjs-rustwriter-darwin-arm64 ' +
+      'of its platform packages, as npm before 11\\.3 writes it when it runs on another platform over an existing node_modules ' +
+      '\\(npm/cli#4828\\); npm 11\\.3 or later lists them all and installs this one: npx npm@11 install'), { major: '10' });
     return `npm ${NPM[11]} ci refuses it ("Missing: ${local}@${version} from lock file"); npm ${NPM[10]} ci installs the JS path, ` +
       `"${cause}"; \`${command}\` then loads the addon`;
   });
   inProject(`a lockfile npm ${NPM[11]} wrote on darwin-arm64, npm ${NPM[10]} ci here`, (dir) => {
     sh(dir, `${install} ${otherPlatform}`);
     sh(dir, `rm package-lock.json && npm install ${QUIET} ${otherPlatform}`);
-    assert.ok(lockedPlatforms(dir).includes(local), 'npm 11 dropped this platform from the lockfile');
+    assert.deepStrictEqual(lockedPlatforms(dir).sort(), Object.keys(overrides).sort(), 'npm 11 dropped platforms from the lockfile');
     sh(dir, `rm -r node_modules && npm ci ${QUIET}`, { major: '10' });
     assertAddon(dir, local);
     return `the lockfile keeps all ${lockedPlatforms(dir).length} platforms, the addon loads`;
@@ -310,7 +323,57 @@ function cases(main, local, overrides) {
   return log;
 }
 
-function main() {
+/**
+ * Case 6 (see the top of this file): installs from a local registry that has the main package but
+ * none of its platform packages, with npm 10 and 11; then publishes the platform packages of dist/
+ * and runs the warning's command again.
+ * @param {string} main The main tarball
+ * @param {string} local This machine's platform package
+ * @param {string[]} platformTarballs The platform tarballs of dist/
+ * @returns {Promise<string[]>} Lines for the log
+ */
+async function unfetchable(main, local, platformTarballs) {
+  const registry = await startRegistry();
+  const dirs = [];
+  const log = [];
+  try {
+    publish(registry, [main]);
+    const fixes = [];
+    for (const major of ['10', '11']) {
+      const dir = project({});
+      dirs.push(dir);
+      // The registry, and a cache of the project's own: nothing of another run's registry in it.
+      fs.writeFileSync(path.join(dir, '.npmrc'), `registry=${registry.url}\ncache=${path.join(dir, '.npm-cache')}\n`);
+      sh(dir, `npm install --no-audit --no-fund protobufjs-rustwriter ${PROTOBUFJS}`, { major });
+      assert.deepStrictEqual(lockedPlatforms(dir), [], `npm ${NPM[major]} listed platform packages the registry does not have`);
+      const { result, warnings, platforms } = runProgram(dir, { major });
+      assert.deepStrictEqual([result, platforms, warnings.length], [{ native: false, same: true }, [], 1], warnings.join('\n'));
+      assert.match(warnings[0], new RegExp(`its package, ${local}, is not installed: package-lock\\.json lists none of its platform ` +
+        'packages, so npm could not fetch it \\(not published to the registry npm uses'));
+      const [, command] = warnings[0].match(/slower\): .*: ([^:]*?)\. Set PROTOBUFJS_RUSTWRITER=js/);
+      assert.strictEqual(command, `npm install ${local}@${version}`);
+      // Run before the package is there, it shows npm's reason, which the install kept to itself.
+      const failed = sh(dir, command, { major, check: false });
+      assert.notStrictEqual(failed.status, 0, `${command} succeeded before ${local} was published`);
+      assert.match(failed.stderr, new RegExp(`E404[\\s\\S]*${local}`), failed.stderr);
+      fixes.push({ major, dir, command });
+    }
+    publish(registry, platformTarballs);
+    for (const { major, dir, command } of fixes) {
+      sh(dir, command, { major });
+      assertAddon(dir, local, { major });
+      log.push(`✔ a registry without the platform packages, npm ${NPM[major]} install: the JS path, the lockfile lists none of them, ` +
+        `\`${command}\` fails with npm's 404, then, once they are published, loads the addon`);
+      process.stdout.write(`${log[log.length - 1]}\n`);
+    }
+  } finally {
+    registry.stop();
+    for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
+  }
+  return log;
+}
+
+async function main() {
   assert.ok(!spawnSync('cargo', ['--version'], { env: { ...process.env, PATH: PATH_WITHOUT_RUST } }).stdout,
     'cargo is still reachable without the Rust directories on the PATH');
   if (process.platform === 'linux') {
@@ -333,7 +396,12 @@ function main() {
     .map((f) => [f.slice(0, -`-${version}.tgz`.length), `file:${path.join(DIST, f)}`]));
   process.stdout.write(`platform packages offered to npm: ${Object.keys(overrides).join(', ')}\n`);
   const log = cases(main, local, overrides);
+  const platformTarballs = tarballs.filter((f) => f !== path.basename(main)).map((f) => path.join(DIST, f));
+  log.push(...await unfetchable(main, local, platformTarballs));
   process.stdout.write(`test:pack: ${log.length} install cases passed in ${Math.round((Date.now() - t0) / 1000)} s\n`);
 }
 
-main();
+main().catch((err) => {
+  process.stderr.write(`${err.stack}\n`);
+  process.exitCode = 1;
+});

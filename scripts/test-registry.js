@@ -5,7 +5,7 @@
  * from a registry. A local registry (verdaccio on 127.0.0.1, scripts/registry.js) gets the twelve
  * tarballs of dist/ published into it, the platform packages first; then, for each package
  * manager, a fresh app (a package.json that depends on protobufjs, a `.npmrc` or `.yarnrc.yml`
- * that points at the registry, its own cache) runs the README's quick start command as written
+ * that points at the registry, its own cache) runs the README's install command as written
  * (`npm install protobufjs-rustwriter`, `pnpm add …`, `yarn add …`, `bun add …`), with cargo and
  * rustc off the PATH, and then its program (scripts/user-app.js) must load the addon, with no
  * warning, and give protobufjs's bytes; only this platform's package may be installed. The
@@ -54,7 +54,7 @@ function sh(dir, command, bin, env = {}) {
 }
 
 /**
- * The package managers, each with the quick start's command, how it is pointed at the registry,
+ * The package managers, each with the README's install command, how it is pointed at the registry,
  * how the app then runs, and where its installed platform packages show.
  * @param {{url: string}} registry The local registry
  * @param {string} cache A folder for the managers' caches
@@ -125,7 +125,7 @@ async function main() {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rustwriter-registry-app-'));
       const t0 = Date.now();
       try {
-        assert.ok(README.includes(`\n${pm.command}`), `README.md's quick start does not give \`${pm.command}\``);
+        assert.ok(README.includes(`\n${pm.command}`), `README.md's Install does not give \`${pm.command}\``);
         const manifest = { name: 'user-app', version: '1.0.0', private: true, dependencies: { protobufjs: PROTOBUFJS } };
         fs.writeFileSync(path.join(dir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
         fs.writeFileSync(path.join(dir, 'program.js'), PROGRAM);

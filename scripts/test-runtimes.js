@@ -4,7 +4,7 @@
  * `npm run test:runtimes`: the examples (examples/: reflection under the preload, pbjs static code
  * with `install()`, gRPC over 127.0.0.1 under the preload), each checking its bytes against
  * protobufjs's own writer, run by Bun and by Deno (the latest of each, fetched from the npm registry
- * on first use: scripts/runtimes.js), with the command lines README "Runtimes" gives; Deno's
+ * on first use: scripts/runtimes.js), with the command lines docs/usage.md "Runtimes" gives; Deno's
  * status line with and without `--allow-env`; and worker threads under each preload, Node's too
  * (test/fixtures/workers/main.js).
  *
@@ -65,7 +65,7 @@ const RUNS = [
     runtime: deno, args: ['run', '--allow-read', 'examples/static/app.js'], native: false,
     warning: /no native addon for linux-x64, so RustWriter encodes in JavaScript .*: Deno did not allow native code: run deno with --allow-ffi/,
   },
-  // The package's variables need --allow-env under Deno (README "Environment variables"): with it
+  // The package's variables need --allow-env under Deno (docs/usage.md "Environment variables"): with it
   // the status line is printed, without it the variable counts as unset.
   {
     runtime: deno, args: ['run', '--allow-read', '--allow-ffi', '--allow-env', '--preload', PRELOAD_DENO, 'examples/preload/app.js'],
@@ -76,12 +76,12 @@ const RUNS = [
     env: { PROTOBUFJS_RUSTWRITER_STATUS: '1' }, noStderr: /protobufjs-rustwriter: native addon/,
   },
   // At a terminal, Deno asks for each permission not granted, and waits: the package asks for none
-  // (no variable read, no process report) beyond the flags README gives.
+  // (no variable read, no process report) beyond the flags docs/usage.md gives.
   {
     runtime: deno, args: ['run', '--allow-read', '--allow-ffi', '--preload', PRELOAD_DENO, 'examples/preload/app.js'],
     env: { PROTOBUFJS_RUSTWRITER_STATUS: '1' }, tty: true, noStderr: /Deno requests/,
   },
-  // Worker threads: the main thread and a worker whose file has the one line README "Worker
+  // Worker threads: the main thread and a worker whose file has the one line docs/usage.md "Worker
   // threads" gives encode through RustWriter; the run says whether the preload alone reached a worker.
   { runtime: node, args: ['-r', 'protobufjs-rustwriter/register', 'workers/main.js'] },
   { runtime: bun, args: ['--preload', 'protobufjs-rustwriter/register', 'workers/main.js'] },

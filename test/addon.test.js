@@ -169,25 +169,61 @@ describe('finding the native addon, and saying why it is not there', function ()
     assertFallback(copyPackage(path.join(tmp, 'checkout')), /this checkout has no addon built for [\w-]+: npm install builds it, given a Rust toolchain/);
   });
 
-  it('says an app\'s lockfile lacks the platform package, written by npm before 11.3 on another platform', function () {
-    if (PREBUILT[PLATFORM] === undefined) this.skip(); // no platform package exists here
+  /**
+   * Places a copy of the package in an app whose package-lock.json has entries for these platform packages.
+   * @param {string[]} platforms Platform names (keys of the platform packages' folders in npm/)
+   * @returns {string} The copy
+   */
+  const appWithLockfile = (platforms) => {
     const dir = copyPackage(path.join(tmp, 'app', 'node_modules', 'protobufjs-rustwriter'));
-    fs.writeFileSync(path.join(tmp, 'app', 'package-lock.json'), JSON.stringify({
-      lockfileVersion: 3, packages: { '': {}, 'node_modules/protobufjs-rustwriter': { version } },
-    }));
-    assertFallback(dir, new RegExp(`its package, ${WANTED}, is not installed: package-lock\\.json has no entry for it, as npm before 11\\.3 ` +
-      'writes when it runs on another platform \\(npm/cli#4828\\); npm 11\\.3 or later adds it: npx npm@11 install'));
+    const packages = { '': {}, 'node_modules/protobufjs-rustwriter': { version } };
+    for (const platform of platforms) packages[`node_modules/protobufjs-rustwriter-${platform}`] = { version, optional: true };
+    fs.writeFileSync(path.join(tmp, 'app', 'package-lock.json'), JSON.stringify({ lockfileVersion: 3, packages }));
+    return dir;
+  };
+  /** A platform package of another os and cpu than this process's. */
+  const OTHER = process.platform === 'darwin' && process.arch === 'arm64' ? 'linux-x64-gnu' : 'darwin-arm64';
+
+  it('says npm before 11.3 wrote the lockfile on another platform when it lists only that platform\'s packages', function () {
+    if (PREBUILT[PLATFORM] === undefined) this.skip(); // no platform package exists here
+    assertFallback(appWithLockfile([OTHER]), new RegExp(`its package, ${WANTED}, is not installed: package-lock\\.json lists only ` +
+      `protobufjs-rustwriter-${OTHER} of its platform packages, as npm before 11\\.3 writes it when it runs on another platform over ` +
+      'an existing node_modules \\(npm/cli#4828\\); npm 11\\.3 or later lists them all and installs this one: npx npm@11 install'));
   });
 
-  it('says npm skipped optional dependencies when the lockfile lists the package', function () {
+  it('says npm could not fetch the package when the lockfile lists none of the platform packages, and the command that installs it', function () {
+    if (PREBUILT[PLATFORM] === undefined) this.skip();
+    assertFallback(appWithLockfile([]), new RegExp(`its package, ${WANTED}, is not installed: package-lock\\.json lists none of its ` +
+      'platform packages, so npm could not fetch it \\(not published to the registry npm uses, or no network, or a proxy or mirror ' +
+      `without it\\) and skipped it without a word, as it does an optional dependency it cannot fetch: npm install ${WANTED}@` +
+      `${version.replace(/\./g, '\\.')}\\.`));
+  });
+
+  it('says npm could not fetch the package when the lockfile lists those of other platforms, not npm/cli#4828', function () {
+    if (PREBUILT[PLATFORM] === undefined) this.skip();
+    // npm 11.3 or later, or npm 10 without a node_modules, lists every platform package it could fetch.
+    const others = Object.values(PREBUILT).flat().filter((platform) => `protobufjs-rustwriter-${platform}` !== WANTED);
+    assertFallback(appWithLockfile(others), new RegExp(`its package, ${WANTED}, is not installed: package-lock\\.json lists others ` +
+      `but not this one of its platform packages, so npm could not fetch it .*: npm install ${WANTED}@`));
+  });
+
+  it('says npm skipped optional dependencies, or could not fetch the package, when the lockfile lists it', function () {
+    if (PREBUILT[PLATFORM] === undefined) this.skip();
+    const platform = WANTED.slice('protobufjs-rustwriter-'.length);
+    assertFallback(appWithLockfile([platform]), new RegExp(`its package, ${WANTED}, is not installed, though package-lock\\.json lists ` +
+      'it: npm leaves out optional dependencies when told to \\(--omit=optional, or omit=optional in its config\\), and skips ' +
+      `without a word one it cannot fetch \\(then npm install ${WANTED}@${version.replace(/\./g, '\\.')} says why\\): ` +
+      'npm install --include=optional'));
+  });
+
+  it('names only the package to install for a lockfile of npm 6 or older, which has no entries by path', function () {
     if (PREBUILT[PLATFORM] === undefined) this.skip();
     const dir = copyPackage(path.join(tmp, 'app', 'node_modules', 'protobufjs-rustwriter'));
     fs.writeFileSync(path.join(tmp, 'app', 'package-lock.json'), JSON.stringify({
-      lockfileVersion: 3,
-      packages: { '': {}, 'node_modules/protobufjs-rustwriter': { version }, [`node_modules/${WANTED}`]: { version, optional: true } },
+      lockfileVersion: 1, dependencies: { 'protobufjs-rustwriter': { version } },
     }));
-    assertFallback(dir, new RegExp(`its package, ${WANTED}, is not installed: package-lock\\.json lists it, so npm skipped optional ` +
-      'dependencies \\(--omit=optional, or omit=optional in its config\\): npm install --include=optional'));
+    assertFallback(dir, new RegExp(`its package, ${WANTED}, is not installed \\(an optional dependency, which the package manager ` +
+      `skipped\\): install ${WANTED}@`));
   });
 
   it('says npm misread the C library from /usr/bin/ldd when the lockfile lists the package, and the setting that fixes it', function () {

@@ -259,12 +259,10 @@ function whyNoAddon(failures) {
       `the published package, or the tarballs \`npm run pack\` makes in dist/ of the clone (see its docs/platforms.md)`;
   }
   const lockfile = projectLockfile();
-  if (lockfile !== null && !lockfile.text.includes(`node_modules/${wanted}"`)) {
-    return `its package, ${wanted}, is not installed: ${path.basename(lockfile.file)} has no entry for it, as npm before ` +
-      '11.3 writes when it runs on another platform (npm/cli#4828); npm 11.3 or later adds it: npx npm@11 install';
-  }
+  const locked = lockfile === null ? null : lockedPlatforms(lockfile.text);
+  if (locked !== null && !locked.includes(names[0])) return whyNotLocked(lockfile.file, wanted, locked);
   const npmSaw = libc === null ? null : npmLibc();
-  if (lockfile !== null && npmSaw !== libc) {
+  if (locked !== null && npmSaw !== libc) {
     // npm's platform check failed the package's `libc` field: npm install --include=optional
     // does not help, the libc setting does (npm 10.1 and later).
     const libcName = (l) => ({ gnu: 'glibc', musl: 'musl' }[l]);
@@ -272,12 +270,53 @@ function whyNoAddon(failures) {
       `${libcName(libc)} system for ${npmSaw === null ? 'neither glibc nor musl' : libcName(npmSaw)}, as /usr/bin/ldd reads, ` +
       `so it skipped the package: npm config set libc=${libcName(libc)} --location=project && npm install`;
   }
-  if (lockfile !== null) {
-    return `its package, ${wanted}, is not installed: ${path.basename(lockfile.file)} lists it, so npm skipped optional ` +
-      'dependencies (--omit=optional, or omit=optional in its config): npm install --include=optional';
+  if (locked !== null) {
+    return `its package, ${wanted}, is not installed, though ${path.basename(lockfile.file)} lists it: npm leaves out ` +
+      'optional dependencies when told to (--omit=optional, or omit=optional in its config), and skips without a word one ' +
+      `it cannot fetch (then npm install ${wanted}@${VERSION} says why): npm install --include=optional`;
   }
   return `its package, ${wanted}, is not installed (an optional dependency, which the package manager skipped): ` +
     `install ${wanted}@${VERSION}`;
+}
+
+/**
+ * The platform packages an npm lockfile (`lockfileVersion` 2 or 3) has an entry for, found in its
+ * text as `"node_modules/protobufjs-rustwriter-<platform>"` keys, at any depth.
+ * @param {string} text The lockfile's text
+ * @returns {string[]|null} Their platform names, or null for a lockfile npm 6 or older wrote (no
+ * `packages`), which tells nothing of this
+ */
+function lockedPlatforms(text) {
+  if (!/"packages"\s*:/.test(text)) return null;
+  return Object.values(PREBUILT).flat().filter((platform) => text.includes(`node_modules/${NAME}-${platform}"`));
+}
+
+/**
+ * Why the app's npm lockfile has no entry for this platform's package, from the entries it has
+ * for the others. npm records no version of its own in a lockfile (npm 9 to 11 all write
+ * `lockfileVersion` 3), but the entries tell: an npm that can fetch the platform packages lists
+ * every one of them, whatever platform it runs on, except npm before 11.3 rewriting a lockfile
+ * over an existing node_modules (npm/cli#4828), which lists only those it installed there, the
+ * packages of one os and cpu. So entries for one os and cpu only are that bug's; entries for
+ * none, or for several but not this one, mean npm could not fetch this one and skipped it.
+ * @param {string} file The lockfile's path
+ * @param {string} wanted This platform's package
+ * @param {string[]} locked The platform names it lists (lockedPlatforms)
+ * @returns {string} One sentence, without a final period
+ */
+function whyNotLocked(file, wanted, locked) {
+  const lockName = path.basename(file);
+  const machineOf = (platform) => Object.keys(PREBUILT).find((key) => PREBUILT[key].includes(platform));
+  const machines = new Set(locked.map(machineOf));
+  if (machines.size === 1) {
+    return `its package, ${wanted}, is not installed: ${lockName} lists only ${locked.map((p) => `${NAME}-${p}`).join(' and ')} ` +
+      'of its platform packages, as npm before 11.3 writes it when it runs on another platform over an existing ' +
+      'node_modules (npm/cli#4828); npm 11.3 or later lists them all and installs this one: npx npm@11 install';
+  }
+  return `its package, ${wanted}, is not installed: ${lockName} lists ${locked.length === 0 ? 'none' : 'others but not this one'} ` +
+    'of its platform packages, so npm could not fetch it (not published to the registry npm uses, or no network, or a ' +
+    'proxy or mirror without it) and skipped it without a word, as it does an optional dependency it cannot fetch: ' +
+    `npm install ${wanted}@${VERSION}`;
 }
 
 /**

@@ -375,7 +375,18 @@ function ref(w, at, array, count, bytes) {
 }
 
 /**
- * Drops every entry (`reset()` with no fork open), keeping the array.
+ * Gives a new writer its entry fields, with no entries (RustWriter's constructor).
+ * @param {RustWriter} w Writer
+ * @returns {undefined}
+ */
+function init(w) {
+  w._entries = NO_ENTRIES;
+  clear(w);
+}
+
+/**
+ * Drops every entry (`reset()` with no fork open), keeping the array: every entry field but
+ * `_entries`, the one list of them with `init`.
  * @param {RustWriter} w Writer
  * @returns {undefined}
  */
@@ -402,6 +413,6 @@ function drop(w) {
 module.exports = {
   ENTRY_WORDS, AT, KIND, OPEN, FIXUP, PREFIX, RUN, REF, SPAN_BYTES, SPAN_END, KEPT, RUN_OF, REF_BYTES,
   KEPT_ARRAY, KEPT_COUNT, KEPT_LENGTH, NO_ENTRIES,
-  pushFork, popFork, dropFork, fixup, delimit, fixupBefore, truncate, prefixEntries, run, ref, clear, drop,
+  pushFork, popFork, dropFork, fixup, delimit, fixupBefore, truncate, prefixEntries, run, ref, init, clear, drop,
   mark, addedMark, closeSection,
 };

@@ -12,7 +12,7 @@
  * methods of lib/writer/bytes.js (`bytes`, `raw`, `string`) and lib/writer/packed.js (the packed
  * methods). The writer's fields are declared in its constructor below, each with the one module
  * that changes it: the region fields lib/writer/region.js (the methods advance `_pos` within the
- * room it gives), the entry fields lib/writer/entries.js.
+ * room it gives), the entry fields lib/writer/entries.js (declared by its `init`).
  *
  * A conversion may run user code (`valueOf`, `toString`, getters, Proxies), even code that writes
  * to this writer or encodes with another one. Scalar methods convert their argument before they
@@ -54,14 +54,8 @@ function RustWriter() {
   this._end = 0;
   /** where `_buf` comes from */
   this._region = 0;
-  // What it cannot write yet: lib/writer/entries.js's fields (documented there).
-  this._entries = entries.NO_ENTRIES;
-  this._entryEnd = 0;
-  this._fork = -1;
-  this._addedBytes = 0;
-  this._runCount = 0;
-  this._lastRun = -1;
-  this._kept = null;
+  // What it cannot write yet: lib/writer/entries.js's fields (declared and documented there).
+  entries.init(this);
   region.claim(this);
 }
 

@@ -2,7 +2,7 @@
 
 /**
  * `npm run test:long`: the long versions of the guarantees whose fast versions are in `npm test`
- * (README "Guarantees"), one after another, each in its own process; stops at the first failure.
+ * (docs/compatibility.md "Guarantees"), one after another, each in its own process; stops at the first failure.
  * About 3 minutes and 5 GB of memory on a 2-core machine. The long fuzz run is separate:
  * `npm run fuzz -- --asan --runs 10000000`.
  *
