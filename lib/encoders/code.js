@@ -28,7 +28,7 @@ const inlined = require('./inline');
 const { LOCALS, RELOAD, valueCode, packedCode, room, writeTag } = inlined;
 /** What generated code calls, from runtime.js: by every function, and by the spelled-out statements
  * of lib/encoders/inline.js too. */
-const HELPERS = ['heldStart', 'mark', 'addedMark', 'open', 'close', 'nestedVia', 'group', 'via', 'unknowns', 'packed',
+const HELPERS = ['heldStart', 'mark', 'addedMark', 'open', 'close', 'openWide', 'closeWide', 'nestedVia', 'group', 'via', 'unknowns', 'packed',
   'uint32', 'int32', 'sint32', 'bool', 'fixed32', 'float', 'double', 'uint64', 'sint64', 'fixed64', 'string', 'bytes'];
 const INLINE_HELPERS = [...new Set([...HELPERS, ...inlined.HELPERS])];
 
@@ -41,18 +41,20 @@ function INLINE_FRAME(calls) {
   return [
     `  ${LOCALS}`,
     '  const nested = tag !== 0;',
-    '  let at = 0, from = 0, added = 0;',
+    '  let at = 0, width = 0, from = 0, added = 0;',
     '  if (nested) {',
     '    if (unit.type.encode !== unit.own) return nestedVia(unit.type, m, w, p, q, tag);',
-    `    if (p + 6 > end) { p = growHeld(w, p, 6); ${RELOAD} }`,
+    '    width = unit.width;',
+    `    if (p + 5 + width > end) { p = growHeld(w, p, 5 + width); ${RELOAD} }`,
     '    while (tag > 127) { buf[p++] = (tag & 127) | 128; tag >>>= 7; } buf[p++] = tag;',
-    '    at = p - heldStart(w); buf[p++] = 0; from = mark(w); added = addedMark(w); ++q;',
+    '    at = p - heldStart(w); p += width; from = mark(w); added = addedMark(w); ++q;',
     '  }',
     '  if (q > util.recursionLimit) throw Error("max depth exceeded");',
     ...indent(calls),
     '  if (nested) {',
     '    const len = p - heldStart(w) - at - 1;',
-    '    if (len < 128 && mark(w) === from) buf[heldStart(w) + at] = len; else closeSection(w, at, len, from, added);',
+    '    if (width === 1 && len < 128 && mark(w) === from) buf[heldStart(w) + at] = len;',
+    '    else p = closeWide(w, p, at, width, from, added, unit);',
     '  }',
     '  return p;',
   ];
@@ -205,23 +207,29 @@ function generator(protobuf, rules) {
       return [
         `{ const v = ${ref};`,
         `  if (${unit}.type.encode === ${unit}.own && ${unit}.fields === ${scope.constant(nested.fieldsArray)}) {`,
-        `    ${room(6)} ${writeTag(tag)} const at = p - heldStart(w), from = mark(w), added = addedMark(w); buf[p++] = 0;`,
+        `    const width = ${unit}.width; ${room(`5 + width`)} ${writeTag(tag)}`,
+        '    const at = p - heldStart(w), from = mark(w), added = addedMark(w); p += width;',
         '    { const m = v, q_ = q + 1; { const q = q_;',
         '      if (q > util.recursionLimit) throw Error("max depth exceeded");',
         ...indent(body, '      '),
         '    } }',
         '    const len = p - heldStart(w) - at - 1;',
-        '    if (len < 128 && mark(w) === from) buf[heldStart(w) + at] = len; else closeSection(w, at, len, from, added);',
+        `    if (width === 1 && len < 128 && mark(w) === from) buf[heldStart(w) + at] = len; else { p = closeWide(w, p, at, width, from, added, ${unit}); ${RELOAD} }`,
         `  } else { p = ${unit}.write(v, w, p, q, ${tag}); ${RELOAD} }`,
         '}',
       ].join('\n');
     };
-    /** A section around `body`: a map entry, or a packed field in protobufjs 7's encoder. */
-    const section = (tag, body) => [
-      `${call(`p = open(w, p, ${tag});`)} const at = p - 1 - heldStart(w), from = mark(w), added = addedMark(w);`,
-      ...body,
-      'p = close(w, p, at, from, added);',
-    ];
+    /** A section around `body` (a map entry, or a packed field in protobufjs 7's encoder), which
+     * learns its placeholder's width as a nested message's does (runtime.js `closeWide`). */
+    const section = (tag, body) => {
+      const site = scope.constant({ width: 1 });
+      return [
+        `const width = ${site}.width; ${call(`p = openWide(w, p, ${tag}, width);`)}`,
+        'const at = p - width - heldStart(w), from = mark(w), added = addedMark(w);',
+        ...body,
+        call(`p = closeWide(w, p, at, width, from, added, ${site});`),
+      ];
+    };
 
     const statements = fieldsArray.slice().sort(util.compareFieldsById).map((f) => {
       const field = f.resolve();
@@ -368,14 +376,15 @@ function generator(protobuf, rules) {
         `return function write_${name}_${id}(m, w, p, q, tag) {`,
         `  // ${type.fullName}: protobufjs ${rules.encoder} rules (protobufjs-rustwriter encoder ${id})`,
         ...(inline && parts.length === 1 ? INLINE_FRAME(calls) : [
-          '  let at = 0, from = 0, added = 0;',
+          '  let at = 0, width = 0, from = 0, added = 0;',
           '  if (tag !== 0) {',
           '    if (unit.type.encode !== unit.own) return nestedVia(unit.type, m, w, p, q, tag);',
-          '    p = open(w, p, tag); at = p - 1 - heldStart(w); from = mark(w); added = addedMark(w); ++q;',
+          '    width = unit.width;',
+          '    p = openWide(w, p, tag, width); at = p - width - heldStart(w); from = mark(w); added = addedMark(w); ++q;',
           '  }',
           '  if (q > util.recursionLimit) throw Error("max depth exceeded");',
           ...indent(parts.length === 1 ? [...locals, ...calls] : calls),
-          '  return tag === 0 ? p : close(w, p, at, from, added);',
+          '  return tag === 0 ? p : closeWide(w, p, at, width, from, added, unit);',
         ]),
         '};',
       ];

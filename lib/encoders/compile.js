@@ -147,7 +147,8 @@ function compiler(protobuf, rules, failed) {
    * - `type`; `write(m, w, p, q, tag)`, its function (`lazy` until compiled, compiled code once
    *   `fields` is its Type's `fieldsArray`, or `keptWrite` while `kept` is); `fields`, the
    *   `fieldsArray` it was compiled from; `kept`, the `fieldsArray` for which it keeps protobufjs's
-   *   encoder, and `why`;
+   *   encoder, and `why`; `width`, the bytes its last nested message's length took, which the
+   *   next one's section reserves (runtime.js `openWide`);
    * - `cold`, the Type's counting `encode`, and `fallback`, protobufjs's generated encoder, both
    *   made when protobufjs sets the Type up; `calls`, the encodes the cold one counted, and `roots`,
    *   those that were not of a nested message;
@@ -163,7 +164,7 @@ function compiler(protobuf, rules, failed) {
     let unit = unitsByType.get(type);
     if (unit === undefined || unit.compiler !== self) {
       unit = {
-        compiler: self, type, write: null, fields: null, kept: null, why: null,
+        compiler: self, type, write: null, fields: null, kept: null, why: null, width: 1,
         cold: null, fallback: null, calls: 0, roots: 0, encode: null, own: null,
       };
       unit.write = lazy(unit);

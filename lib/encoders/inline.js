@@ -162,13 +162,13 @@ function packedCode(type, value, tag) {
   const [loop, bound, size, varints] = short;
   const inline = varints
     ? [`${room(`1 + ${size} * n`)} const at = p - heldStart(w); buf[p++] = 0; ${loop === null ? UINT32_ELEMENTS : `p = loops.${loop}(buf, p, a, 0, n);`}`,
-      'const len = p - heldStart(w) - at - 1; if (len < 128) buf[heldStart(w) + at] = len; else fixup(w, at, len);']
+      `const len = p - heldStart(w) - at - 1; if (len < 128) buf[heldStart(w) + at] = len; else { p = widen(w, p, at, len); ${RELOAD} }`]
     : [`${room(`5 + ${size} * n`)} p = putVarint32(buf, p, ${size} * n); p = loops.${loop}(buf, p, a, 0, n);`];
   return [`{ ${head}`, `  if (n === n >>> 0 && n < ${bound}) {`, ...inline.map((l) => `    ${l}`), `  } else { ${long} }`, '}'];
 }
 
 /** What the statements here call, from runtime.js. */
-const HELPERS = ['heldBuffer', 'heldEnd', 'heldStart', 'growHeld', 'closeSection', 'fixup', 'via', 'putString', 'BITS',
+const HELPERS = ['heldBuffer', 'heldEnd', 'heldStart', 'growHeld', 'widen', 'via', 'putString', 'BITS',
   'longBits', 'decimalBits', 'putVarint32', 'putNegativeInt32', 'putFixed32', 'putFloat', 'putDouble', 'putZigzag64',
   'longPacked', 'shortVarints', 'SHORT', 'BULK_FLOATS_MIN', 'loops'];
 

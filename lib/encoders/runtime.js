@@ -33,7 +33,7 @@ const { longPacked, shortVarints, SHORT, BULK_FLOATS_MIN } = require('../writer/
 const { putString, UTF8_LOOP_MAX } = require('../writer/bytes');
 const loops = require('../writer/loops');
 const {
-  putVarint32, putVarint64, putZigzag64, putNegativeInt32, putFixed32, putFloat, putDouble,
+  varint32Len, putVarint32, putVarint64, putZigzag64, putNegativeInt32, putFixed32, putFloat, putDouble,
 } = require('../writer/varint');
 
 const { lend, takeBack, abortHeld, heldBuffer, heldEnd, heldStart, growHeld } = region;
@@ -271,20 +271,81 @@ function open(w, p, tag) {
   return p + 1;
 }
 
+/** What a section that learns nothing teaches (`close`). */
+const UNLEARNED = { width: 1 };
+
 /**
- * Closes a section: fills its placeholder if its length fits and no entry was recorded inside,
- * else records an entry (entries.js `closeSection`).
+ * Closes a section opened by `open`: `closeWide` with its one-byte placeholder.
  * @param {RustWriter} w Writer, held
  * @param {number} p Where the section's content ends
  * @param {number} at Offset of its placeholder from the region's start
  * @param {number} from `mark(w)` when it was opened
  * @param {number} addedThen `addedMark(w)` when it was opened
- * @returns {number} `p`
+ * @returns {number} Where the section ends now
  */
 function close(w, p, at, from, addedThen) {
-  const len = p - heldStart(w) - at - 1;
-  if (len < 128 && mark(w) === from) heldBuffer(w)[heldStart(w) + at] = len;
-  else closeSection(w, at, len, from, addedThen);
+  return closeWide(w, p, at, 1, from, addedThen, UNLEARNED);
+}
+
+/**
+ * Opens a nested message's section with a placeholder of `width` bytes: the width its Type's last
+ * message's length took (its unit's `width`), so that a length of 128 bytes or more is written in
+ * place when the section closes (`closeWide`) rather than by an entry and a move of the section's
+ * bytes in `finish()`.
+ * @param {RustWriter} w Writer, held
+ * @param {number} p Position
+ * @param {number} tag Tag
+ * @param {number} width Bytes of the placeholder, 1 to 5
+ * @returns {number} Position after the placeholder (`p - width - heldStart(w)` is its offset)
+ */
+function openWide(w, p, tag, width) {
+  p = room(w, p, SECTION_ROOM + width);
+  return putTag(heldBuffer(w), p, tag) + width;
+}
+
+/**
+ * Closes a section opened by `openWide` (or written in place by a small Type's spelled-out code):
+ * writes its length into its placeholder, after moving the section's bytes by the difference where
+ * the length takes another width than the placeholder's (a few bytes, for the usual guess that was
+ * one byte off), and sets `site.width` to the width this length took. The length counts what the
+ * entries recorded inside add (a nested section closed by an entry, a kept array), which is known
+ * unless a run is among them: only such a section gets a one-byte placeholder and is closed by an
+ * entry (entries.js `closeSection`), as a `fork()` is. So `finish()` splices nothing into a message
+ * whose sections the compiled code closed, but the entries of what it wrote through the Writer API.
+ * @param {RustWriter} w Writer, held
+ * @param {number} p Where the section's content ends
+ * @param {number} at Offset of its placeholder from the region's start
+ * @param {number} width Bytes of the placeholder
+ * @param {number} from `mark(w)` when it was opened
+ * @param {number} addedThen `addedMark(w)` when it was opened
+ * @param {{width: number}} site Where the width of the next such section is learned: the unit of
+ * the section's Type, or a map field's or packed field's own
+ * @returns {number} Where the section ends now
+ */
+function closeWide(w, p, at, width, from, addedThen, site) {
+  const bytes = p - heldStart(w) - at - width;
+  const inner = mark(w) !== from;
+  if (inner && entries.runSince(w, from)) {
+    if (width > 1) {
+      const content = heldStart(w) + at + width;
+      heldBuffer(w).copyWithin(content - width + 1, content, p);
+      entries.moveEntries(w, from, 1 - width);
+      p -= width - 1;
+    }
+    closeSection(w, at, bytes, from, addedThen);
+    return p;
+  }
+  const len = inner ? bytes + addedMark(w) - addedThen : bytes;
+  const need = varint32Len(len);
+  if (need !== site.width) site.width = need;
+  if (need !== width) {
+    if (need > width) p = room(w, p, need - width);
+    const content = heldStart(w) + at + width;
+    heldBuffer(w).copyWithin(content - width + need, content, p);
+    if (inner) entries.moveEntries(w, from, need - width);
+    p += need - width;
+  }
+  putVarint32(heldBuffer(w), heldStart(w) + at, len);
   return p;
 }
 
@@ -383,9 +444,29 @@ function packedVarints(w, p, tag, a, loop, size, long) {
     }
   }
   const len = p - heldStart(w) - at - 1;
-  if (len < 128) buf[heldStart(w) + at] = len;
-  else entries.fixup(w, at, len);
-  return p;
+  if (len < 128) {
+    buf[heldStart(w) + at] = len;
+    return p;
+  }
+  return widen(w, p, at, len);
+}
+
+/**
+ * Writes the length of a packed field of 128 bytes or more into its one-byte placeholder, the
+ * field's bytes moved right to make room (as `string()` moves a long string's).
+ * @param {RustWriter} w Writer, held
+ * @param {number} p Where the field ends
+ * @param {number} at Offset of its placeholder from the region's start
+ * @param {number} len Its bytes
+ * @returns {number} Where the field ends now
+ */
+function widen(w, p, at, len) {
+  const more = varint32Len(len) - 1;
+  p = room(w, p, more);
+  const content = heldStart(w) + at + 1;
+  heldBuffer(w).copyWithin(content + more, content, p);
+  putVarint32(heldBuffer(w), content - 1, len);
+  return p + more;
 }
 
 /**
@@ -444,10 +525,10 @@ const packed = {
 
 module.exports = {
   hasRegion: region.hasRegion, beginHeld: region.beginHeld, positionOf: region.positionOf, endHeld: region.endHeld,
-  heldBuffer, heldEnd, heldStart, growHeld, mark, addedMark, closeSection, via, abort,
+  heldBuffer, heldEnd, heldStart, growHeld, mark, addedMark, via, abort,
   // What lib/encoders/inline.js's statements call.
-  fixup: entries.fixup, putString, BITS, longBits, decimalBits, putVarint32, putNegativeInt32, putFixed32, putFloat,
+  widen, putString, BITS, longBits, decimalBits, putVarint32, putNegativeInt32, putFixed32, putFloat,
   putDouble, putZigzag64, longPacked, shortVarints, SHORT, BULK_FLOATS_MIN, loops,
   uint32, int32, sint32, bool, fixed32, float, double, uint64, sint64, fixed64, string, bytes,
-  open, close, nestedVia, group, unknowns, packed,
+  open, close, openWide, closeWide, nestedVia, group, unknowns, packed,
 };

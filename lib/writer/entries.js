@@ -293,6 +293,30 @@ function closeSection(w, at, len, from, addedThen) {
 }
 
 /**
+ * @param {RustWriter} w Writer
+ * @param {number} from A `mark(w)`
+ * @returns {boolean} Whether a RUN entry was recorded since: the bytes of a section opened then are
+ * not known until `finish()` has encoded its runs (without one, `addedMark(w)` minus its value then
+ * is what the entries since add)
+ */
+function runSince(w, from) {
+  return w._lastRun >= from;
+}
+
+/**
+ * Moves the entries recorded since the writer had `from` entry words by `delta` bytes: a held
+ * write moved the bytes they stand in (a section whose placeholder it made narrower).
+ * @param {RustWriter} w Writer
+ * @param {number} from Entry words before them
+ * @param {number} delta Bytes (negative: towards the region's start)
+ * @returns {undefined}
+ */
+function moveEntries(w, from, delta) {
+  const entries = w._entries;
+  for (let e = from; e < w._entryEnd; e += ENTRY_WORDS) entries[e + AT] += delta;
+}
+
+/**
  * Drops the entries recorded since the writer had `from` entry words and `_addedBytes` was
  * `addedThen` (a compiled encoder's encode that threw, rolled back).
  * @param {RustWriter} w Writer
@@ -414,5 +438,5 @@ module.exports = {
   ENTRY_WORDS, AT, KIND, OPEN, FIXUP, PREFIX, RUN, REF, SPAN_BYTES, SPAN_END, KEPT, RUN_OF, REF_BYTES,
   KEPT_ARRAY, KEPT_COUNT, KEPT_LENGTH, NO_ENTRIES,
   pushFork, popFork, dropFork, fixup, delimit, fixupBefore, truncate, prefixEntries, run, ref, init, clear, drop,
-  mark, addedMark, closeSection,
+  mark, addedMark, closeSection, runSince, moveEntries,
 };
