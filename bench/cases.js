@@ -30,6 +30,7 @@ const { NullWriter } = require('./null-writer');
 const temporal = require('./real/temporal');
 const firestore = require('./real/firestore');
 const realTile = require('./real/tile');
+const conformance = require('./real/conformance');
 
 const FIXTURES = path.join(__dirname, 'fixtures');
 /** The schema of every case that names no other (and of the `static` case's generated code). */
@@ -273,6 +274,10 @@ const CASES = [
   {
     id: 'firestore', group: 'real', title: `Firestore commit, ${firestore.WRITES} writes, fromObject`, type: firestore.TYPE,
     schema: firestore.schema, build: firestore.build, fromObject: true, cold: COLD_ALL,
+  },
+  {
+    id: 'conformance', group: 'real', title: 'protobuf\'s TestAllTypesProto3, every field set', type: conformance.TYPE,
+    schema: conformance.schema, build: conformance.build, wide: true, cold: COLD_ALL,
   },
 ];
 
