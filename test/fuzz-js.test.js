@@ -15,6 +15,7 @@ const assert = require('assert');
 const { fuzz, format, taintedLine } = require('../fuzz/js/run');
 const { KNOWN_BUGS } = require('../fuzz/js/known-bugs');
 const { PATH_NAMES } = require('../fuzz/paths');
+const { stallOver } = require('../fuzz/batches');
 
 const COUNT = Number(process.env.FUZZ_JS_COUNT || 1500);
 /** Child processes at a time: the machines this runs on have two cores. */
@@ -80,10 +81,13 @@ describe('the fuzz:js checker', function () {
   this.timeout(120000);
   /** Sequences that pass on the native path and return bytes, from the first 100 (faults need them). */
   let clean;
+  /** The longest silence (ms) of a healthy batch just before the hang test, which sizes its stall. */
+  let silence;
 
   before(async () => {
     const r = await fuzz({ ...quiet, paths: ['native'], count: 100, shrink: false });
     clean = r.paths.native.clean;
+    silence = r.paths.native.longestSilence;
     assert.ok(clean.length >= 2, 'two of the first 100 sequences pass');
   });
 
@@ -116,9 +120,12 @@ describe('the fuzz:js checker', function () {
     assert.strictEqual(r.paths.native.sequences, 5, 'the sequences after the crash ran in a new process');
   });
 
-  it('catches a hang of a batch process and names the sequence', async () => {
-    // 5 s: under qemu (test:cross) one sequence of a cold process can take seconds.
-    const r = await faulted('hang', clean[0] + 1, { seed: clean[0], count: 3, stall: 5 });
+  it('catches a hang of a batch process and names the sequence, with a stall well above a healthy batch\'s silences', async () => {
+    // Five times the longest silence of the healthy batch above (its first 100 sequences in a cold process), so
+    // that it grows with the machine's load and under qemu (test:cross), where one sequence can take seconds.
+    const stall = stallOver(silence);
+    console.log(`      stall ${stall} s; the longest silence of a healthy batch before it ${(silence / 1000).toFixed(2)} s`);
+    const r = await faulted('hang', clean[0] + 1, { seed: clean[0], count: 3, stall });
     const hang = r.fresh.find((g) => g.kind === 'hang');
     assert.ok(hang, format(r));
     assert.strictEqual(hang.first.seed, clean[0] + 1);

@@ -64,7 +64,9 @@ function childWith(pathName, flag, value, more, options) {
  * (progress lines), `write` (whether to write repro scripts to target/fuzz-js)
  * @returns {Promise<object>} Report: `paths` (per path: sequences, ms, rate, maxRSS, `clean`:
  * the first sequences of each batch that passed and returned some bytes, `writers` (created by the
- * sequences) and `tainted` (by reason, how many of them the reference tainted: {@link taintedLine})),
+ * sequences) and `tainted` (by reason, how many of them the reference tainted: {@link taintedLine}),
+ * `longestSilence` (ms: the longest time a batch that ended went without output, which a `stall`
+ * must stay well above)),
  * `failing` (how many sequences failed), `known` (per known bug: count, seeds), `fresh` (the
  * other failures grouped by kind and method, each with the first one's shrunk repro), `unstarted`
  * (sequences left when `minutes` were up)
@@ -75,7 +77,7 @@ async function fuzz(o) {
     log: (line) => process.stderr.write(`${line}\n`), write: true, ...o,
   };
   const stats = Object.fromEntries(options.paths.map((p) => [p, {
-    sequences: 0, ms: 0, maxRSS: 0, clean: [], writers: 0, tainted: {},
+    sequences: 0, ms: 0, maxRSS: 0, clean: [], writers: 0, tainted: {}, longestSilence: 0,
   }]));
   /** Adds a batch's count of writers, and of writers tainted by reason, to its path's. */
   const addWriters = (st, m) => {
@@ -153,6 +155,7 @@ async function fuzz(o) {
     const end = result.messages.find((m) => m.type === 'done');
     const stopped = result.messages.find((m) => m.type === 'stopped');
     if (end) {
+      st.longestSilence = Math.max(st.longestSilence, result.longestSilence);
       st.sequences += end.count - done;
       st.maxRSS = Math.max(st.maxRSS, end.maxRSS);
       st.clean.push(...end.clean);
@@ -220,6 +223,7 @@ async function fuzz(o) {
       clean: s.clean.sort((a, b) => a - b),
       writers: s.writers,
       tainted: s.tainted,
+      longestSilence: s.longestSilence,
     }])),
     failing, known, fresh: [...fresh.values()], unstarted,
   };
