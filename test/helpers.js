@@ -8,6 +8,7 @@
  * throws; the transcripts (outputs, positions, and the class of a thrown error) must match.
  */
 
+const path = require('path');
 const { RustWriter, _testing } = require('..');
 const { referenceWriter: newReferenceWriter } = require('./reference');
 
@@ -90,9 +91,29 @@ function bothHex(write) {
 }
 
 /**
+ * The package's settings as it ships them (`_testing.configure({})` of a fresh instance of it, whose
+ * lib/ and index.js are loaded again and then dropped): what every test that moves them must have put
+ * back.
+ * @returns {object} Settings
+ */
+function shippedSettings() {
+  const lib = path.join(__dirname, '..', 'lib') + path.sep;
+  const index = require.resolve('..');
+  const ownFiles = () => Object.keys(require.cache).filter((file) => file.startsWith(lib) || file === index);
+  const saved = ownFiles().map((file) => [file, require.cache[file]]);
+  for (const [file] of saved) delete require.cache[file];
+  try {
+    return require('..')._testing.configure({});
+  } finally {
+    for (const file of ownFiles()) delete require.cache[file];
+    for (const [file, entry] of saved) require.cache[file] = entry;
+  }
+}
+
+/**
  * The fields of a proto3 message whose compiled code would be over `UNIT_MAX`
  * (lib/encoders/compile.js, "Kept"): a Type with them keeps protobufjs's encoder.
  */
 const TOO_LARGE_FIELDS = Array.from({ length: 400 }, (_, i) => `int64 f${i} = ${i + 1};`).join(' ');
 
-module.exports = { runBoth, runOurs, bothHex, referenceWriter, PATHS, withPath, TOO_LARGE_FIELDS };
+module.exports = { runBoth, runOurs, bothHex, referenceWriter, PATHS, withPath, TOO_LARGE_FIELDS, shippedSettings };

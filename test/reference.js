@@ -46,40 +46,57 @@ function copyDirs(pkg) {
 }
 
 /**
- * A fresh module instance of a protobufjs package: its modules (under `dirs`) are taken out of
- * `require.cache` while it loads, and put back after, so every other `require` of the package still
- * gets the instance it got before.
- * @param {string} pkg Package name
- * @returns {{pb: object, dir: string, files: string[]}} The module, its package directory, and the
- * files loaded for it
+ * Runs `fn` with a copy's modules (`entries`, by file) in `require.cache` in place of those under
+ * `dirs`, then puts the cache back; modules `fn` loaded under `dirs` join `entries`.
+ * @param {string[]} dirs Directories of the copy's modules
+ * @param {Object<string, object>} entries Cache entries of the copy (added to)
+ * @param {function(): *} fn What to run
+ * @returns {*} What `fn` returns
  */
-function loadFresh(pkg) {
-  const dirs = copyDirs(pkg);
+function withEntries(dirs, entries, fn) {
   const inDirs = (file) => dirs.some((dir) => file.startsWith(dir));
-  const saved = {};
-  for (const file of Object.keys(require.cache)) {
-    if (inDirs(file)) {
-      saved[file] = require.cache[file];
-      delete require.cache[file];
-    }
-  }
-  const main = saved[require.resolve(pkg)];
-  let pb;
-  const files = [];
-  try {
-    pb = require(pkg);
-  } finally {
+  const take = () => {
+    const taken = {};
     for (const file of Object.keys(require.cache)) {
       if (inDirs(file)) {
-        files.push(file);
+        taken[file] = require.cache[file];
         delete require.cache[file];
       }
     }
+    return taken;
+  };
+  const saved = take();
+  Object.assign(require.cache, entries);
+  try {
+    return fn();
+  } finally {
+    Object.assign(entries, take());
     Object.assign(require.cache, saved);
   }
+}
+
+/**
+ * A fresh module instance of a protobufjs package: its modules are taken out of `require.cache`
+ * while it loads, and put back after, so every other `require` of the package still gets the
+ * instance it got before.
+ * @param {string} pkg Package name
+ * @returns {{pb: object, dir: string, files: string[], require: function(string): *}} The module,
+ * its package directory, the files loaded for it, and `require(file)` of a file (pbjs static code)
+ * whose `require`s of the package get this copy
+ */
+function loadFresh(pkg) {
+  const dirs = copyDirs(pkg);
+  const main = require.cache[require.resolve(pkg)];
+  const entries = {};
+  const pb = withEntries(dirs, entries, () => require(pkg));
   if (main && pb === main.exports) throw new Error(`reference: ${pkg} was not loaded afresh`);
   if (main && require(pkg) !== main.exports) throw new Error(`reference: the tests' own ${pkg} was not put back`);
-  return { pb, dir: dirs[0], files };
+  return {
+    pb,
+    dir: dirs[0],
+    files: Object.keys(entries),
+    require: (file) => withEntries(dirs, entries, () => require(file)),
+  };
 }
 
 /** The 64-bit scalar methods and their packed forms (protobufjs 8). */
@@ -309,8 +326,10 @@ const refs = { copy: (version) => referenceCopy(version) };
  * version applied, and checked to be untouched by the package.
  * @param {string|number} version `8` (8.8.1) or `7` (7.6.6)
  * @param {{rules?: boolean}} [options] `rules: false` for the copy without its rules
- * @returns {{pb: object, version: string, major: string, dir: string, files: string[], rules: string[]}}
- *   The copy: its module, version, package directory, the files loaded for it, and the rules applied
+ * @returns {{pb: object, version: string, major: string, dir: string, files: string[], rules: string[],
+ *   require: function(string): *}} The copy: its module, version, package directory, the files loaded
+ *   for it, the rules applied, and `require(file)` of a file whose `require`s of protobufjs get this
+ *   copy (pbjs static code, which requires it by path: a file the tests' copy loaded needs a path of its own)
  */
 function referenceCopy(version, options = {}) {
   const major = String(version).split('.')[0];
@@ -320,11 +339,11 @@ function referenceCopy(version, options = {}) {
   const key = `${major} ${withRules ? 'rules' : 'raw'}`;
   let copy = loaded.get(key);
   if (copy === undefined) {
-    const { pb, dir, files } = loadFresh(pkg);
+    const fresh = loadFresh(pkg);
     const rules = withRules ? RULES.filter((r) => r.versions.includes(major)) : [];
-    copy = { pb, version: require(`${pkg}/package.json`).version, major, dir, files, rules: rules.map((r) => r.name) };
+    copy = { ...fresh, version: require(`${pkg}/package.json`).version, major, rules: rules.map((r) => r.name) };
     loaded.set(key, copy);
-    for (const rule of rules) rule.apply(pb, refs);
+    for (const rule of rules) rule.apply(copy.pb, refs);
   }
   const mark = installedMark(copy.pb);
   if (mark !== null) {
