@@ -81,4 +81,4 @@ function observeTier(T, message, options = {}) {
   return { tier, bytes };
 }
 
-module.exports = { observeTier, readByCodegen };
+module.exports = { observeTier, probeOf, readByCodegen };
