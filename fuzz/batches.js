@@ -23,8 +23,11 @@ const STARTUP_SECONDS = 120;
  * (`runBatch`'s `longestSilence`) of healthy batches run just before on the same machine, so that
  * it grows with the machine's load (and an emulator's slowness), and at least `STALL_FLOOR`. The
  * hang self-tests (test/fuzz-js.test.js, test/fuzz-schemas.test.js) use it; each hang they plant
- * costs a stall or two of waiting. Their healthy silences were 0.3–0.7 s on an idle 2-core machine
- * and up to 1.3 s at a load average of 2 (two busy loops beside the run).
+ * costs two or three stalls of waiting. On a 2-core machine the healthy batches before them went
+ * silent for at most 0.28 s (fuzz:js: its first 100 sequences in a cold process) and 0.11 s
+ * (fuzz:schemas: one case), and 0.75 s and 0.11 s at a load average of 4 (two busy loops beside
+ * other work): the stall (3 and 4 s) stays 5 to 27 times above them, where the fixed 5 s and 2 s
+ * it replaced did not grow with the load.
  */
 const STALL_MARGIN = 5;
 const STALL_FLOOR = 3;
