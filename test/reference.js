@@ -125,8 +125,8 @@ const RULES = [
     name: 'bigIntAs64Bits',
     versions: ['8', '7'],
     why: 'README row "BigInt to a 64-bit method": protobufjs writes 0 (its LongBits.from reads `low` and `high` of the ' +
-      'BigInt); RustWriter encodes the 64 bits. The reference\'s 64-bit methods take a BigInt, alone or as an ' +
-      'element of a packed array, as the Long of the same bits.',
+      'BigInt); RustWriter encodes the 64 bits. The reference\'s 64-bit methods take a BigInt, and its packed ones a ' +
+      'BigInt64Array or BigUint64Array, as the Long of the same bits.',
     apply(pb) {
       const proto = pb.Writer.prototype;
       for (const name of LONG_METHODS) {
