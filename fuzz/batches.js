@@ -18,6 +18,28 @@ const { spawn } = require('child_process');
  * counts from the first output (each batch.js says `ready` once loaded).
  */
 const STARTUP_SECONDS = 120;
+/**
+ * A stall (seconds) that a healthy batch does not reach: `STALL_MARGIN` times the longest silence
+ * (`runBatch`'s `longestSilence`) of healthy batches run just before on the same machine, so that
+ * it grows with the machine's load (and an emulator's slowness), and at least `STALL_FLOOR`. The
+ * hang self-tests (test/fuzz-js.test.js, test/fuzz-schemas.test.js) use it; each hang they plant
+ * costs two or three stalls of waiting. On a 2-core machine the healthy batches before them went
+ * silent for at most 0.28 s (fuzz:js: its first 100 sequences in a cold process) and 0.11 s
+ * (fuzz:schemas: one case), and 0.75 s and 0.11 s at a load average of 4 (two busy loops beside
+ * other work): the stall (3 and 4 s) stays 5 to 27 times above them, where the fixed 5 s and 2 s
+ * it replaced did not grow with the load.
+ */
+const STALL_MARGIN = 5;
+const STALL_FLOOR = 3;
+
+/**
+ * @param {number} longestSilence Milliseconds: the longest silence of the healthy batches measured
+ * @returns {number} Seconds of silence that count as a hang
+ */
+function stallOver(longestSilence) {
+  return Math.max(STALL_FLOOR, Math.ceil(STALL_MARGIN * longestSilence / 1000));
+}
+
 /** The end of a batch's stderr that a report keeps. */
 const STDERR_KEPT = 20000;
 
@@ -29,7 +51,8 @@ const STDERR_KEPT = 20000;
  * @param {{stall: number, onLine?: function(object): undefined}} options Seconds without output
  * before it counts as hung; a handler for each message
  * @returns {Promise<{messages: object[], code: number|null, signal: string|null, hung: boolean,
- *   stderr: string}>} What happened
+ *   stderr: string, longestSilence: number}>} What happened; `longestSilence`: the longest time (ms)
+ *   between two outputs, from the first (what a hang's `stall` must stay well above)
  */
 function runBatch(script, argv, env, options) {
   return new Promise((resolve) => {
@@ -42,7 +65,12 @@ function runBatch(script, argv, env, options) {
     let stderr = '';
     let hung = false;
     let timer = null;
+    let last = null;
+    let longestSilence = 0;
     const arm = (seconds) => {
+      const now = Date.now();
+      if (last !== null) longestSilence = Math.max(longestSilence, now - last);
+      last = now;
       clearTimeout(timer);
       timer = setTimeout(() => {
         hung = true;
@@ -50,6 +78,7 @@ function runBatch(script, argv, env, options) {
       }, 1000 * seconds);
     };
     arm(Math.max(options.stall, STARTUP_SECONDS));
+    last = null; // silences count from the first output
     proc.stdout.on('data', (chunk) => {
       arm(options.stall);
       pending += chunk;
@@ -69,7 +98,7 @@ function runBatch(script, argv, env, options) {
     });
     proc.on('close', (code, signal) => {
       clearTimeout(timer);
-      resolve({ messages, code, signal, hung, stderr });
+      resolve({ messages, code, signal, hung, stderr, longestSilence });
     });
   });
 }
@@ -152,4 +181,4 @@ function send(message) {
   fs.writeSync(1, `${JSON.stringify(message)}\n`);
 }
 
-module.exports = { runBatch, withJsonFile, runTasks, parseArgs, send };
+module.exports = { runBatch, withJsonFile, runTasks, parseArgs, send, stallOver };

@@ -1,12 +1,17 @@
 'use strict';
 
 /**
- * `node scripts/cross-diff.js [count]`: a differential run through the public API only, for the
- * emulated runs of scripts/test-cross.js (and any machine): encodes real schemas' messages with
- * `install(protobuf)` and again with protobufjs's own writer, and fails unless every byte is the
- * same and the native addon was used (`RustWriter.native`), so a silent JS fallback cannot pass.
+ * `node scripts/cross-diff.js [count]`: a differential run for the emulated runs of
+ * scripts/test-cross.js (and any machine): encodes real schemas' messages with `install(protobuf)`,
+ * as an app does (its Types set up after the install, at the shipped settings, so each runs
+ * protobufjs's encoder through RustWriter until it is promoted, then compiled code), and with
+ * protobufjs 8.8.1's reference copy (test/reference.js: a copy the package never touched, its own
+ * encoders and writer), and fails unless every byte is the same, each Type ran compiled code by the
+ * end (test/compiled.js) and the native addon was used (`RustWriter.native`), so a silent JS
+ * fallback cannot pass.
  * - google/protobuf's descriptor.proto, api.proto and type.proto, each encoded as the
- *   FileDescriptorSet protobufjs makes of it (protobufjs/ext/descriptor): real, deep messages;
+ *   FileDescriptorSet protobufjs makes of it (protobufjs/ext/descriptor): real, deep messages,
+ *   each encoded until its Type is promoted;
  * - `count` (default 3000) seeded random messages of a schema with every field kind: scalars at
  *   their edges, packed and unpacked repeats, maps, oneofs, nesting, strings and bytes from empty
  *   to over 16 KiB (the native paths for long results and large bytes).
@@ -15,8 +20,11 @@
 const assert = require('assert');
 const path = require('path');
 const protobuf = require('protobufjs');
-const { RustWriter, install, uninstall } = require('..');
+const { RustWriter, install, _testing } = require('..');
+const { referenceCopy } = require('../test/reference');
+const { observeTier } = require('../test/compiled');
 
+const reference = referenceCopy('8');
 const COUNT = Number(process.argv[2] || 3000);
 
 const SCHEMA = `
@@ -90,47 +98,88 @@ function message(depth) {
 }
 
 /**
- * @param {protobuf.Type} type Message type
- * @param {object[]} messages Messages (plain objects or instances)
+ * Encodes each message with the installed copy's Type (RustWriter) and with the reference's.
+ * @param {object} T Type of the installed copy, set up after the install
+ * @param {object} R The same Type of the reference copy
+ * @param {object[]} ours Messages for `T` (plain objects or its instances)
+ * @param {object[]} theirs The same messages for `R`
  * @returns {number} Bytes compared
  */
-function compare(type, messages) {
-  const instances = messages.map((m) => (m instanceof protobuf.Message ? m : type.fromObject(m)));
-  install(protobuf);
-  const ours = instances.map((m) => type.encode(m).finish());
-  uninstall(protobuf);
-  const theirs = instances.map((m) => type.encode(m).finish());
+function compare(T, R, ours, theirs) {
   let bytes = 0;
-  for (let i = 0; i < instances.length; i++) {
-    if (Buffer.compare(Buffer.from(ours[i]), Buffer.from(theirs[i])) !== 0) {
-      assert.fail(`${type.fullName} message ${i}: ${ours[i].length} bytes from RustWriter, ${theirs[i].length} from protobufjs`);
+  for (let i = 0; i < ours.length; i++) {
+    const w = T.encode(ours[i]);
+    assert.ok(w instanceof RustWriter, `${T.fullName}: the installed encode used a ${w && w.constructor.name}`);
+    const a = w.finish();
+    const b = R.encode(theirs[i]).finish();
+    if (Buffer.compare(Buffer.from(a), Buffer.from(b)) !== 0) {
+      assert.fail(`${T.fullName} message ${i}: ${a.length} bytes from RustWriter, ${b.length} from protobufjs`);
     }
-    bytes += theirs[i].length;
+    bytes += b.length;
   }
   return bytes;
 }
 
+/**
+ * Fails unless the Type's messages run compiled code now (test/compiled.js: the test hook and the
+ * code that read the fields agree), with the reference's bytes.
+ * @param {object} T Type of the installed copy
+ * @param {object} R The reference's
+ * @param {object} m A message for `T`
+ * @param {object} r The same for `R`
+ * @returns {undefined}
+ */
+function assertCompiled(T, R, m, r) {
+  const { tier, bytes } = observeTier(T, m);
+  assert.strictEqual(tier, 'compiled', `${T.fullName} still runs protobufjs's encoder`);
+  assert.ok(bytes.equals(Buffer.from(R.encode(r).finish())), `${T.fullName}: the observed encode differs`);
+}
+
+/**
+ * The FileDescriptorSet of one of google/protobuf's files, made by a copy's protobufjs/ext/descriptor.
+ * @param {object} pb The copy
+ * @param {string} file File name
+ * @returns {object} Message
+ */
+function descriptorSet(pb, file) {
+  const google = path.dirname(require.resolve('protobufjs/google/protobuf/descriptor.proto'));
+  const root = new pb.Root();
+  root.resolvePath = (origin, target) => (target.startsWith('google/protobuf/') ? path.join(google, path.basename(target)) : target);
+  root.loadSync(path.join(google, file), { keepCase: true }).resolveAll();
+  return root.toDescriptor('proto3');
+}
+
 function main() {
   assert.strictEqual(RustWriter.native, true, `the native addon did not load on ${process.platform}-${process.arch}`);
+  // Installed before any Type of the copy is set up, as the preload does.
+  install(protobuf);
+  const { promoteAfter } = _testing.configure({}); // the shipped setting, unchanged
   let bytes = 0;
   let messages = 0;
   const { FileDescriptorSet } = require('protobufjs/ext/descriptor');
-  const google = path.dirname(require.resolve('protobufjs/google/protobuf/descriptor.proto'));
-  for (const file of ['descriptor.proto', 'api.proto', 'type.proto']) {
-    const root = new protobuf.Root();
-    root.resolvePath = (origin, target) => (target.startsWith('google/protobuf/') ? path.join(google, path.basename(target)) : target);
-    root.loadSync(path.join(google, file), { keepCase: true }).resolveAll();
-    bytes += compare(FileDescriptorSet, [root.toDescriptor('proto3')]);
-    messages++;
+  const { FileDescriptorSet: RefSet } = reference.require('protobufjs/ext/descriptor');
+  const files = ['descriptor.proto', 'api.proto', 'type.proto'];
+  const ours = files.map((file) => descriptorSet(protobuf, file));
+  const theirs = files.map((file) => descriptorSet(reference.pb, file));
+  for (let round = 0; round <= promoteAfter / files.length; round++) {
+    bytes += compare(FileDescriptorSet, RefSet, ours, theirs);
+    messages += files.length;
   }
+  assertCompiled(FileDescriptorSet, RefSet, ours[0], theirs[0]);
   const All = protobuf.parse(SCHEMA, { keepCase: true }).root.lookupType('cross.All');
+  const RefAll = reference.pb.parse(SCHEMA, { keepCase: true }).root.lookupType('cross.All');
+  let last = null;
   for (let done = 0; done < COUNT; done += 500) {
     const batch = Array.from({ length: Math.min(500, COUNT - done) }, () => message(0));
-    bytes += compare(All, batch);
+    const [mine, refs] = [All, RefAll].map((T) => batch.map((m) => T.fromObject(m)));
+    bytes += compare(All, RefAll, mine, refs);
     messages += batch.length;
+    last = batch[batch.length - 1];
   }
+  if (COUNT >= promoteAfter) assertCompiled(All, RefAll, All.fromObject(last), RefAll.fromObject(last));
   process.stdout.write(`cross-diff on ${process.platform}-${process.arch} (Node ${process.version}, addon loaded): ` +
-    `${messages} messages, ${bytes} bytes, identical to protobufjs ${require('protobufjs/package.json').version}\n`);
+    `${messages} messages, ${bytes} bytes, identical to protobufjs ${reference.version}'s reference copy; ` +
+    'protobufjs\'s encoders through RustWriter, then compiled code\n');
 }
 
 main();

@@ -14,13 +14,30 @@ const assert = require('assert');
 const { spawnSync } = require('child_process');
 const path = require('path');
 const Long = require('long');
+const temporal = require('../bench/real/temporal');
 const { RustWriter, install, uninstall, status, _testing } = require('..');
 const { PATHS, withPath, PARTS_FIELDS } = require('./helpers');
+const { referenceCopy, referenceWriter } = require('./reference');
+const { observeTier, probeOf } = require('./compiled');
 
 /** A 64-bit map key as protobufjs 8's `util.longToHash` makes it: 8 characters, which `util.longFromKey` decodes. */
 const HASH = String.fromCharCode(5, 0, 0, 0, 1, 0, 0, 0);
 
-const COPIES = [['protobufjs 8.8.1', require('protobufjs')], ['protobufjs 7.6.6', require('protobufjs7')]];
+/** The copies the tests install into (the subjects), and the major version of each. */
+const COPIES = [['protobufjs 8.8.1', require('protobufjs'), '8'], ['protobufjs 7.6.6', require('protobufjs7'), '7']];
+const MAJOR = new Map(COPIES.map(([, pb, major]) => [pb, major]));
+
+/**
+ * @param {object} protobuf A subject copy
+ * @returns {object} The reference copy of its version: protobufjs as the package never touched it (test/reference.js)
+ */
+const refOf = (protobuf) => referenceCopy(MAJOR.get(protobuf)).pb;
+
+/**
+ * @param {object} protobuf A subject copy
+ * @returns {object} A writer of its version's reference copy, with the rules it learned
+ */
+const refWriter = (protobuf) => referenceWriter(MAJOR.get(protobuf));
 
 const PROTO3 = `syntax = "proto3";
 package t;
@@ -64,24 +81,25 @@ function everything() {
 }
 
 /**
- * Roots of `source` in `protobuf`: one the copy's own encoders encode, one the compiled ones do.
- * @param {object} protobuf The protobufjs module
+ * Roots of `source`: one of the subject copy `protobuf` (installed into: compiled encoders), and one of
+ * its version's reference copy (protobufjs's own encoders and writer, which the package never touched).
+ * @param {object} protobuf The subject copy
  * @param {string} source Schema
  * @returns {{ours: object, theirs: object}} Roots
  */
 function roots(protobuf, source) {
-  return { ours: protobuf.parse(source).root, theirs: protobuf.parse(source).root };
+  return { ours: protobuf.parse(source).root, theirs: refOf(protobuf).parse(source).root };
 }
 
 /**
- * protobufjs's bytes for `m`: its generated encoder with its own writer.
- * @param {object} protobuf The protobufjs module
- * @param {object} T Type
+ * protobufjs's bytes for `m`: the reference copy's generated encoder with its own writer.
+ * @param {object} protobuf The subject copy (whose version's reference `T` is of)
+ * @param {object} T Type of the reference copy
  * @param {object} m Message
  * @returns {string} Hex
  */
 function reference(protobuf, T, m) {
-  return Buffer.from(T.encode(m, new protobuf.BufferWriter()).finish()).toString('hex');
+  return Buffer.from(T.encode(m, refWriter(protobuf)).finish()).toString('hex');
 }
 
 describe('compiled encoders', function () {
@@ -108,12 +126,15 @@ describe('compiled encoders', function () {
       });
 
       for (const [pathName, options] of PATHS) {
-        it(`write protobufjs's bytes for every kind of field, proto3 and proto2, ${pathName}`, () => withPath(options, () => {
+        it(`write protobufjs's bytes for every kind of field, proto3 and proto2, ${pathName}, running compiled code`, () => withPath(options, () => {
           const { ours, theirs } = roots(protobuf, PROTO3);
           const m = everything();
           const N = ours.lookupType('t.Node');
           const R = theirs.lookupType('t.Node');
           assert.strictEqual(Buffer.from(N.encode(m).finish()).toString('hex'), reference(protobuf, R, m));
+          const observed = observeTier(N, m);
+          assert.strictEqual(observed.tier, 'compiled');
+          assert.strictEqual(observed.bytes.toString('hex'), reference(protobuf, R, m));
           const fromObject = N.fromObject(m);
           assert.strictEqual(Buffer.from(N.encode(fromObject).finish()).toString('hex'), reference(protobuf, R, R.fromObject(m)));
           assert.strictEqual(Buffer.from(N.encode({}).finish()).toString('hex'), reference(protobuf, R, {}));
@@ -121,8 +142,40 @@ describe('compiled encoders', function () {
           const box = { items: [{ id: 1, name: 'a', g: { x: 5 } }, { id: -2 }], first: { id: 3, g: {} }, ns: [1, 2, 3], loose: [4] };
           assert.strictEqual(Buffer.from(two.ours.lookupType('t2.Box').encode(box).finish()).toString('hex'),
             reference(protobuf, two.theirs.lookupType('t2.Box'), box));
+          assert.strictEqual(observeTier(two.ours.lookupType('t2.Box'), box).tier, 'compiled');
         }));
       }
+
+      it('hand a writer that is not a RustWriter to protobufjs\'s own generated encoder: the reference\'s calls and bytes', () => {
+        // The contract of the compiled encoders for the writers they do not write into themselves
+        // (protobufjs's own, or one the shadow check samples): the calls protobufjs's code makes.
+        const recording = (w, log) => {
+          const proxy = new Proxy(w, {
+            get(target, key) {
+              const value = target[key];
+              if (typeof value !== 'function' || typeof key !== 'string') return value;
+              return (...args) => {
+                log.push(key);
+                const out = value.apply(target, args);
+                return out === target ? proxy : out;
+              };
+            },
+          });
+          return proxy;
+        };
+        const { ours, theirs } = roots(protobuf, PROTO3);
+        const N = ours.lookupType('t.Node');
+        const R = theirs.lookupType('t.Node');
+        const m = everything();
+        N.encode(m).finish(); // compiled (promoteAfter 0)
+        assert.ok(_testing.isCompiled(N.encode));
+        const logs = { ours: [], theirs: [] };
+        const got = N.encode(m, recording(new protobuf.BufferWriter(), logs.ours)).finish();
+        const expected = R.encode(m, recording(refWriter(protobuf), logs.theirs)).finish();
+        assert.deepStrictEqual(logs.ours, logs.theirs);
+        assert.ok(logs.ours.length > 50, `${logs.ours.length} calls`);
+        assert.strictEqual(Buffer.from(got).toString('hex'), Buffer.from(expected).toString('hex'));
+      });
 
       it('write into a writer already written, with a fork open, and with encodeDelimited, as protobufjs does', () => {
         const { ours, theirs } = roots(protobuf, PROTO3);
@@ -135,9 +188,9 @@ describe('compiled encoders', function () {
           T.encode(m, w.uint32(26).fork()).ldelim();
           return Buffer.from(w.finish()).toString('hex');
         };
-        assert.strictEqual(write(ours.lookupType('t.Node'), RustWriter.create()), write(theirs.lookupType('t.Node'), new protobuf.BufferWriter()));
+        assert.strictEqual(write(ours.lookupType('t.Node'), RustWriter.create()), write(theirs.lookupType('t.Node'), refWriter(protobuf)));
         assert.strictEqual(Buffer.from(ours.lookupType('t.Node').encodeDelimited(m).finish()).toString('hex'),
-          Buffer.from(theirs.lookupType('t.Node').encodeDelimited(m, new protobuf.BufferWriter()).finish()).toString('hex'));
+          Buffer.from(theirs.lookupType('t.Node').encodeDelimited(m, refWriter(protobuf)).finish()).toString('hex'));
       });
 
       it('leave the writer as it was when reading the message throws', () => {
@@ -164,8 +217,8 @@ describe('compiled encoders', function () {
         const inner = { s: 'inner'.repeat(30) };
         const make = (T) => ({ i32: 1, get by() { return T.lookupTypeOrEnum('t.Leaf').encode(inner).finish(); }, s: 'after' });
         const R = theirs.lookupType('t.Node');
-        const expected = Buffer.from(R.encode({ i32: 1, by: R.lookupTypeOrEnum('t.Leaf').encode(inner, new protobuf.BufferWriter()).finish(), s: 'after' },
-          new protobuf.BufferWriter()).finish()).toString('hex');
+        const expected = Buffer.from(R.encode({ i32: 1, by: R.lookupTypeOrEnum('t.Leaf').encode(inner, refWriter(protobuf)).finish(), s: 'after' },
+          refWriter(protobuf)).finish()).toString('hex');
         const N = ours.lookupType('t.Node');
         for (let i = 0; i < 3; i++) assert.strictEqual(Buffer.from(N.encode(make(N)).finish()).toString('hex'), expected);
       });
@@ -179,7 +232,7 @@ describe('compiled encoders', function () {
           const log = [];
           const m = make(log);
           const T = root.lookupType('t.Node');
-          const w = root === ours ? RustWriter.create() : new protobuf.BufferWriter();
+          const w = root === ours ? RustWriter.create() : refWriter(protobuf);
           return { hex: Buffer.from(T.encode(m, w).finish()).toString('hex'), log };
         });
         const cases = {
@@ -230,7 +283,7 @@ describe('compiled encoders', function () {
             const [got, expected] = [ours, theirs].map((root) => {
               const log = [];
               const T = root.lookupType('t.Node');
-              const w = root === ours ? RustWriter.create() : new protobuf.BufferWriter();
+              const w = root === ours ? RustWriter.create() : refWriter(protobuf);
               try {
                 return { hex: Buffer.from(T.encode({ [field]: make(log) }, w).finish()).toString('hex'), log };
               } catch (err) {
@@ -245,7 +298,7 @@ describe('compiled encoders', function () {
         // where RustWriter converts it to a string first (lib/writer/long.js `decimalBits`): the logs differ.
         for (const field of ['i64', 'u64', 's64', 'f64', 'sf64']) {
           const [got, expected] = [ours, theirs].map((root) => {
-            const w = root === ours ? RustWriter.create() : new protobuf.BufferWriter();
+            const w = root === ours ? RustWriter.create() : refWriter(protobuf);
             try {
               return Buffer.from(root.lookupType('t.Node').encode({ [field]: logged([], new String('5')) }, w).finish()).toString('hex');
             } catch (err) {
@@ -285,7 +338,7 @@ describe('compiled encoders', function () {
         for (let i = 0; i < protobuf.util.recursionLimit + 5; i++) m = { child: m };
         const errorOf = (fn) => { try { fn(); return null; } catch (err) { return `${err.constructor.name}: ${err.message}`; } };
         assert.strictEqual(errorOf(() => ours.lookupType('t.Node').encode(m)),
-          errorOf(() => theirs.lookupType('t.Node').encode(m, new protobuf.BufferWriter())));
+          errorOf(() => theirs.lookupType('t.Node').encode(m, refWriter(protobuf))));
         assert.notStrictEqual(errorOf(() => ours.lookupType('t.Node').encode(m)), null);
       });
 
@@ -294,7 +347,8 @@ describe('compiled encoders', function () {
         const N = ours.lookupType('t.Leaf');
         const R = theirs.lookupType('t.Leaf');
         assert.strictEqual(Buffer.from(N.encode({ a: 1 }).finish()).toString('hex'), reference(protobuf, R, { a: 1 }));
-        for (const T of [N, R]) T.add(new protobuf.Field('extra', 9, 'string'));
+        N.add(new protobuf.Field('extra', 9, 'string'));
+        R.add(new (refOf(protobuf).Field)('extra', 9, 'string'));
         assert.strictEqual(Buffer.from(N.encode({ a: 1, extra: 'new' }).finish()).toString('hex'), reference(protobuf, R, { a: 1, extra: 'new' }));
         const P = ours.lookupType('t.Node');
         assert.strictEqual(Buffer.from(P.encode({ leaf: { extra: 'nested' } }).finish()).toString('hex'),
@@ -303,7 +357,8 @@ describe('compiled encoders', function () {
         // it up again by calling its encode, which also renews its fromObject; so does a compiled one.
         // The second encode checks what the enclosing code does once the nested Type is set up again:
         // Node's function wrote Leaf's fields in place (inlined), as they were when it was compiled.
-        for (const T of [N, R]) T.add(new protobuf.Field('later', 10, 'int32'));
+        N.add(new protobuf.Field('later', 10, 'int32'));
+        R.add(new (refOf(protobuf).Field)('later', 10, 'int32'));
         for (let i = 0; i < 2; i++) {
           assert.strictEqual(Buffer.from(P.encode({ leaf: { later: 3 } }).finish()).toString('hex'),
             reference(protobuf, theirs.lookupType('t.Node'), { leaf: { later: 3 } }));
@@ -393,7 +448,7 @@ describe('compiled encoders', function () {
         it('encode with protobufjs\'s encoder through RustWriter until a Type\'s promoteAfter-th message, then compiled', () => {
           const source = 'syntax = "proto3"; message M { int32 a = 1; string s = 2; }';
           const T = protobuf.parse(source).root.lookupType('M');
-          const R = protobuf.parse(source).root.lookupType('M');
+          const R = refOf(protobuf).parse(source).root.lookupType('M');
           const seen = [];
           for (let i = 0; i < 6; i++) {
             const log = [];
@@ -412,7 +467,7 @@ describe('compiled encoders', function () {
             message Outer { Often often = 1; Rare rare = 2; repeated Many many = 3; }
             message Often { int32 a = 1; } message Rare { int32 a = 1; } message Many { int32 a = 1; }`;
           const root = protobuf.parse(source).root;
-          const ref = protobuf.parse(source).root;
+          const ref = refOf(protobuf).parse(source).root;
           const readers = { often: [], rare: [], many: [] };
           const calls = [];
           for (let i = 0; i < 16; i++) {
@@ -452,7 +507,7 @@ describe('compiled encoders', function () {
               assert.strictEqual(Buffer.from(ours.lookupType('t.Leaf').encode(m.leaf || {}).finish()).toString('hex'),
                 reference(protobuf, theirs.lookupType('t.Leaf'), m.leaf || {}), `Leaf alone, promoted after ${after}, message ${i}`);
               assert.strictEqual(Buffer.from(two.ours.lookupType('t2.Box').encodeDelimited(box).finish()).toString('hex'),
-                Buffer.from(two.theirs.lookupType('t2.Box').encodeDelimited(box, new protobuf.BufferWriter()).finish()).toString('hex'));
+                Buffer.from(two.theirs.lookupType('t2.Box').encodeDelimited(box, refWriter(protobuf)).finish()).toString('hex'));
             }
           }
           _testing.configure({ promoteAfter: 4 });
@@ -461,7 +516,7 @@ describe('compiled encoders', function () {
         it('compile a Type too large for one function in parts, and write protobufjs\'s bytes', () => {
           const source = `syntax = "proto3"; message Wide { ${PARTS_FIELDS} }`;
           const T = protobuf.parse(source).root.lookupType('Wide');
-          const R = protobuf.parse(source).root.lookupType('Wide');
+          const R = refOf(protobuf).parse(source).root.lookupType('Wide');
           const m = { f0: 1, f200: '-2', f399: -1 };
           for (let i = 0; i < 6; i++) assert.strictEqual(Buffer.from(T.encode(m).finish()).toString('hex'), reference(protobuf, R, m));
           assert.ok(_testing.isCompiled(T.encode), T.encode.name);
@@ -471,7 +526,7 @@ describe('compiled encoders', function () {
         it('keep protobufjs\'s encoder for a Type whose code would be over unitMax, and write its messages with it from compiled code', () => {
           const source = `syntax = "proto3"; message Top { Huge huge = 1; int32 n = 2; } message Huge { ${PARTS_FIELDS} }`;
           const ours = protobuf.parse(source).root;
-          const ref = protobuf.parse(source).root;
+          const ref = refOf(protobuf).parse(source).root;
           const m = (i) => ({ huge: { f0: i, f399: -i }, n: i });
           // Shipped, a Type of several thousand fields; here, one of 400.
           assert.strictEqual(_testing.configure({}).unitMax, 1000000);
@@ -494,7 +549,7 @@ describe('compiled encoders', function () {
         it('stop counting a Type encoded only in other messages after its 1,024th, and still inline it', () => {
           const source = 'syntax = "proto3"; message Outer { repeated Inner inner = 1; } message Inner { int32 a = 1; }';
           const ours = protobuf.parse(source).root;
-          const ref = protobuf.parse(source).root;
+          const ref = refOf(protobuf).parse(source).root;
           const Outer = ours.lookupType('Outer');
           const Inner = ours.lookupType('Inner');
           const m = { inner: Array.from({ length: 400 }, (_, i) => ({ a: i })) };
@@ -510,6 +565,63 @@ describe('compiled encoders', function () {
           assert.ok(_testing.isCompiled(Outer.encode));
           // Outer was promoted at its fourth message: Inner's fields are read by Outer's compiled code.
           assert.ok(log.every(compiled), log.join());
+        });
+
+        it('run real schemas at every tier: cold, compiled, nested (test/fixtures), Temporal\'s HistoryEvent, and kept', () => {
+          // The tiers (lib/encoders/compile.js "Tiers"), seen through the public hooks and test/compiled.js
+          // (which code read the fields).
+          const FIXTURE = path.join(__dirname, 'fixtures', 'nested.proto');
+          const message = () => ({ middle: { title: 'm', inner: { id: 5, leaf: { name: 'leaf', delta: -3 } } }, strStr: { k: 'v' } });
+          const tiers = {};
+          const step = (promoteAfter, fn) => {
+            _testing.configure({ promoteAfter });
+            const ours = protobuf.loadSync(FIXTURE).resolveAll();
+            const theirs = refOf(protobuf).loadSync(FIXTURE).resolveAll();
+            return fn(ours.lookupType('rw.nested.Outer'), theirs.lookupType('rw.nested.Outer'), ours);
+          };
+          try {
+            for (const [tier, promoteAfter] of [['cold', Infinity], ['compiled', 0]]) {
+              step(promoteAfter, (Outer, R) => {
+                const { tier: seen, bytes } = observeTier(Outer, message());
+                assert.strictEqual(bytes.toString('hex'), reference(protobuf, R, message()), tier);
+                tiers[tier] = seen;
+              });
+            }
+            // Nested: Middle, in every message of Outer, is compiled at Outer's fourth, the first written by
+            // compiled code; its own encode (never called alone) stays cold, its fields read by compiled code.
+            step(4, (Outer, R, ours) => {
+              const Middle = ours.lookupType('rw.nested.Outer.Middle');
+              for (let i = 0; i < 4; i++) {
+                const reads = [];
+                const m = message();
+                m.middle = probeOf(m.middle, reads);
+                assert.strictEqual(Buffer.from(Outer.encode(m).finish()).toString('hex'), reference(protobuf, R, message()), `message ${i}`);
+                tiers.nested = `${reads[0]}, Middle.encode ${_testing.isCompiled(Middle.encode) ? 'compiled' : 'cold'}, ${_testing.tierOf(Middle)}`;
+              }
+              assert.ok(_testing.isCompiled(Outer.encode));
+            });
+            // Temporal's HistoryEvent (its ~70 fields kept it on protobufjs's encoder before the compact
+            // code), compiled; and kept, where its code is over a unitMax lowered to below it.
+            const schema = temporal.schema();
+            const name = 'temporal.api.history.v1.HistoryEvent';
+            const event = { eventId: 7, eventType: 2, taskId: 9, timerFiredEventAttributes: { timerId: 't', startedEventId: 3 } };
+            for (const [tier, unitMax] of [['wide', undefined], ['kept', 4000]]) {
+              withPath({ promoteAfter: 0, unitMax }, () => {
+                const T = protobuf.Root.fromJSON(schema).resolveAll().lookupType(name);
+                const R = refOf(protobuf).Root.fromJSON(schema).resolveAll().lookupType(name);
+                const seen = observeTier(T, event);
+                assert.strictEqual(seen.bytes.toString('hex'), reference(protobuf, R, event), tier);
+                tiers[tier] = `${seen.tier}, ${_testing.tierOf(T)}`;
+                if (tier === 'kept') assert.match(String(_testing.whyKept(T)), /^its code would be \d+ characters, over 4000$/);
+              });
+            }
+          } finally {
+            _testing.configure({ promoteAfter: 4 });
+          }
+          assert.deepStrictEqual(tiers, {
+            cold: 'protobufjs', compiled: 'compiled', nested: 'compiled, Middle.encode cold, compiled', wide: 'compiled, compiled',
+            kept: 'protobufjs, kept',
+          });
         });
       });
     }
@@ -584,7 +696,7 @@ describe('compiled encoders', function () {
       const before = _testing.nativeCalls();
       const out = T.encode({ a: values, b: Array.from(values, (v) => -v), more: { a: values } }).finish();
       assert.strictEqual(_testing.nativeCalls() - before, 1);
-      const R = protobuf.parse(SCHEMA).root.lookupType('P');
+      const R = refOf(protobuf).parse(SCHEMA).root.lookupType('P');
       assert.strictEqual(Buffer.from(out).toString('hex'),
         reference(protobuf, R, { a: [...values], b: Array.from(values, (v) => -v), more: { a: [...values] } }));
     } finally {

@@ -2,28 +2,29 @@
 
 /**
  * `npm run fuzz:schemas`, short: seeded random schemas and messages (fuzz/schemas/) encoded after
- * `install()` and with protobufjs's own encoder and writer, on protobufjs 8.8.1 and 7.6.6 and on
+ * `install()` and by a reference copy of the same protobufjs the package never touched (its own
+ * encoders and writer, with the rules of test/reference.js), on protobufjs 8.8.1 and 7.6.6 and on
  * the four paths of fuzz/paths.js, each in child processes; then the checker's own tests: a
  * corrupted subject byte, a subject that reads a getter once too often, encoders that miss a
  * schema change, a crashed and a hung batch must each be caught with the case's seed, and a
  * failure must shrink to a runnable script.
- * `FUZZ_SCHEMAS_COUNT` sets the cases per version and path.
+ * The cases per version and path are the fuzzer's default (150); `FUZZ_SCHEMAS_COUNT` sets them.
  */
 
 const assert = require('assert');
 const { spawnSync } = require('child_process');
 const fs = require('fs');
 const path = require('path');
-const { fuzz, format } = require('../fuzz/schemas/run');
+const { fuzz, format, COUNT: DEFAULT_COUNT } = require('../fuzz/schemas/run');
+const { stallOver } = require('../fuzz/batches');
 const { KNOWN_BUGS } = require('../fuzz/schemas/known-bugs');
 const { FIXED_BUGS } = require('../fuzz/schemas/fixed-bugs');
 const { PATH_NAMES, PATHS } = require('../fuzz/paths');
 
-const COUNT = Number(process.env.FUZZ_SCHEMAS_COUNT || 40);
+/** Cases per version and path: the fuzzer's own default (`npm run fuzz:schemas`), unless set. */
+const COUNT = Number(process.env.FUZZ_SCHEMAS_COUNT || DEFAULT_COUNT);
 /** Child processes at a time: the machines this runs on have two cores. */
 const JOBS = 2;
-/** Seconds of silence that count as a hang in the hang test (longer under an emulator: test:cross). */
-const STALL = 2 * Number(process.env.RUSTWRITER_CROSS_TIMEOUT_FACTOR || 1);
 const quiet = { log: () => {}, write: false, jobs: JOBS, stall: 60, shrink: false };
 const VERSIONS = [['8', '8.8.1'], ['7', '7.6.6']];
 
@@ -55,7 +56,7 @@ describe('npm run fuzz:schemas (short run)', function () {
   });
 
   for (const [version, name] of VERSIONS) {
-    it(`finds no difference in ${COUNT} cases a path of protobufjs ${name} (bytes, errors, reads), on ${PATH_NAMES.join(', ')}`, function () {
+    it(`finds no difference from protobufjs ${name}'s reference copy (its own encoders and writer; a BigInt reaches it as a decimal string of the same 64 bits) in ${COUNT} cases a path (bytes, errors, reads), on ${PATH_NAMES.join(', ')}`, function () {
       for (const p of PATH_NAMES) {
         const r = report.runs[`${version} ${p}`];
         assert.strictEqual(r.cases, COUNT, `${p}: ran ${r.cases} of ${COUNT} cases`);
@@ -93,11 +94,14 @@ describe('the fuzz:schemas checker', function () {
   /** Cases that pass with non-empty bytes; cases that read top-level fields through getters or Proxies. */
   let clean;
   let reads;
+  /** The longest silence (ms) of a healthy batch just before the hang test, which sizes its stall. */
+  let silence;
 
   before(async () => {
     const r = await fuzz({ ...quiet, versions: ['8'], paths: ['native'], count: 20 });
     clean = r.runs['8 native'].clean;
     reads = r.runs['8 native'].reads;
+    silence = r.runs['8 native'].longestSilence;
     assert.ok(clean.length >= 2 && reads.length >= 1, format(r));
   });
 
@@ -189,8 +193,11 @@ describe('the fuzz:schemas checker', function () {
     assert.strictEqual(r.runs['8 native'].cases, 5, 'the cases after the crash ran in a new process');
   });
 
-  it('catches a hang of a batch process and names the case', async () => {
-    const r = await faulted('hang', clean[0] + 1, { seed: clean[0], count: 3, stall: STALL });
+  it('catches a hang of a batch process and names the case, with a stall well above a healthy batch\'s silences', async () => {
+    // Five times the longest silence of the healthy batch above, so that it grows with the machine's load.
+    const stall = stallOver(silence);
+    console.log(`      stall ${stall} s; the longest silence of a healthy batch before it ${(silence / 1000).toFixed(2)} s`);
+    const r = await faulted('hang', clean[0] + 1, { seed: clean[0], count: 3, stall });
     const hang = r.fresh.find((g) => g.kind === 'hang');
     assert.ok(hang, format(r));
     assert.strictEqual(hang.first.seed, clean[0] + 1);

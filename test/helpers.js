@@ -8,9 +8,9 @@
  * throws; the transcripts (outputs, positions, and the class of a thrown error) must match.
  */
 
-const Long = require('long');
-const protobuf = require('protobufjs');
+const path = require('path');
 const { RustWriter, _testing } = require('..');
+const { referenceWriter: newReferenceWriter } = require('./reference');
 
 /**
  * The paths a message can take through RustWriter, as `_testing.configure` options: the shipped
@@ -42,34 +42,25 @@ function withPath(options, fn) {
   }
 }
 
-/** The 64-bit packed methods, where RustWriter encodes BigInt elements. */
-const PACKED_64 = new Set(['uint64s', 'int64s', 'sint64s', 'fixed64s', 'sfixed64s']);
+/**
+ * A writer of protobufjs 8.8.1 as the package never touched it: the reference copy's own
+ * `BufferWriter` (test/reference.js), with the rules it learned of where RustWriter differs by
+ * design (a BigInt to a 64-bit method, the placeholders of open forks).
+ * @returns {object} Writer
+ */
+function referenceWriter() {
+  return newReferenceWriter('8');
+}
 
 /**
- * What the reference writer gets for an argument of `method`: the equal `Long`s for BigInt
- * arrays given to a 64-bit packed method (protobufjs writes 0 for a BigInt; RustWriter encodes
- * it, see README "Compatibility").
- * @param {string} method Method
- * @param {*} arg Argument
- * @returns {*} Argument for protobufjs
+ * What a writer does with a script.
+ * @param {object} writer Writer
+ * @param {Array[]} script Steps
+ * @returns {string[]} Transcript
  */
-function referenceArg(method, arg) {
-  if (!PACKED_64.has(method) || !(arg instanceof BigInt64Array || arg instanceof BigUint64Array)) return arg;
-  return Array.from(arg, (b) => {
-    const u = BigInt.asUintN(64, b);
-    return Long.fromBits(Number(u & 0xffffffffn) | 0, Number(u >> 32n) | 0);
-  });
-}
-
-/** protobufjs 8.8.1's writer, never installed-over: the reference. */
-function referenceWriter() {
-  return new protobuf.BufferWriter();
-}
-
-function transcript(writer, script, mapArg = (method, arg) => arg) {
+function transcript(writer, script) {
   const out = [];
-  for (const [method, ...raw] of script) {
-    const args = raw.map((arg) => mapArg(method, arg));
+  for (const [method, ...args] of script) {
     try {
       if (method === 'finish') out.push(`finish ${Buffer.from(writer.finish()).toString('hex')}`);
       else if (method === 'pos') out.push(`pos ${writer.pos} len ${writer.len}`);
@@ -82,9 +73,9 @@ function transcript(writer, script, mapArg = (method, arg) => arg) {
   return out;
 }
 
-/** Transcripts of `script` through RustWriter and through protobufjs 8.8.1. */
+/** Transcripts of `script` through RustWriter and through protobufjs 8.8.1 (the reference). */
 function runBoth(script) {
-  return { actual: runOurs(script), expected: transcript(referenceWriter(), script, referenceArg) };
+  return { actual: runOurs(script), expected: transcript(referenceWriter(), script) };
 }
 
 /** The transcript of `script` through RustWriter alone. */
@@ -101,9 +92,29 @@ function bothHex(write) {
 }
 
 /**
+ * The package's settings as it ships them (`_testing.configure({})` of a fresh instance of it, whose
+ * lib/ and index.js are loaded again and then dropped): what every test that moves them must have put
+ * back.
+ * @returns {object} Settings
+ */
+function shippedSettings() {
+  const lib = path.join(__dirname, '..', 'lib') + path.sep;
+  const index = require.resolve('..');
+  const ownFiles = () => Object.keys(require.cache).filter((file) => file.startsWith(lib) || file === index);
+  const saved = ownFiles().map((file) => [file, require.cache[file]]);
+  for (const [file] of saved) delete require.cache[file];
+  try {
+    return require('..')._testing.configure({});
+  } finally {
+    for (const file of ownFiles()) delete require.cache[file];
+    for (const [file, entry] of saved) require.cache[file] = entry;
+  }
+}
+
+/**
  * The fields of a proto3 message whose compiled code is too large for one function
  * (lib/encoders/code.js `PART_MAX`): its Type's function calls functions of parts of its fields.
  */
 const PARTS_FIELDS = Array.from({ length: 400 }, (_, i) => `int64 f${i} = ${i + 1};`).join(' ');
 
-module.exports = { runBoth, runOurs, bothHex, referenceWriter, PATHS, withPath, PARTS_FIELDS };
+module.exports = { runBoth, runOurs, bothHex, referenceWriter, PATHS, withPath, PARTS_FIELDS, shippedSettings };

@@ -8,8 +8,9 @@
 
 const assert = require('assert');
 const Long = require('long');
-const { RustWriter, install, uninstall } = require('..');
+const { RustWriter, install, uninstall, _testing } = require('..');
 const { runBoth } = require('./helpers');
+const { referenceCopy, referenceWriter } = require('./reference');
 const { prng } = require('../tools/seeded');
 
 const METHODS = ['int64', 'uint64', 'sint64', 'fixed64', 'sfixed64'];
@@ -76,47 +77,66 @@ describe('64-bit values from decimal strings, without the long package', () => {
 
   it('parses 20,000 random strings as Long.fromString, and writes protobufjs\'s bytes with each 64-bit method', () => {
     const r = prng(0x10e6);
+    const outcomes = new Set();
     for (let i = 0; i < 20000; i++) {
       const s = randomDecimal(r);
       assert.strictEqual(ours(s), expected(s), JSON.stringify(s));
       if (i % 10 === 0) {
         const method = r.pick(METHODS);
-        runBoth([['uint32', 8], [method, s], [`${method}s`, [s, '1', s]], ['finish']]);
+        const { actual, expected: theirs } = runBoth([['uint32', 8], [method, s], [`${method}s`, [s, '1', s]], ['finish']]);
+        assert.deepStrictEqual(actual, theirs, `${method}(${JSON.stringify(s)})`);
+        const last = theirs[theirs.length - 1];
+        outcomes.add(last.startsWith('finish ') ? 'bytes' : last.replace(/^\w+ /, ''));
       }
     }
+    // Both kinds of outcome were compared: bytes, and Long.fromString's Error.
+    assert.deepStrictEqual([...outcomes].sort(), ['bytes', 'threw Error']);
   });
 
   for (const [version, name] of [['8.8.1', 'protobufjs'], ['7.6.6', 'protobufjs7']]) {
     it(`gives the same bytes on protobufjs ${version} with util.Long set to null, where protobufjs uses parseInt`, () => {
       const protobuf = require(name);
-      const root = protobuf.parse('syntax = "proto3"; message M { int64 a = 1; uint64 b = 2; sint64 c = 3; fixed64 d = 4; repeated int64 e = 5; }').root;
-      const M = root.lookupType('M');
+      const SCHEMA = 'syntax = "proto3"; message M { int64 a = 1; uint64 b = 2; sint64 c = 3; fixed64 d = 4; repeated int64 e = 5; }';
       const messages = [
         { a: '-5', b: '18446744073709551615', c: '-9223372036854775808', d: '12abc', e: ['1', '+5', ' 12', '9007199254740993'] },
         { a: 5, b: Long.fromString('123456789012345678', true), c: { low: -1, high: 0x7fffffff }, d: 2 ** 60, e: [] },
       ];
-      const hex = (m) => Buffer.from(M.encode(m).finish()).toString('hex');
-      const withLong = messages.map(hex);
+      // The expected bytes: the reference copy's (test/reference.js), with util.Long.
+      const R = referenceCopy(version).pb.parse(SCHEMA).root.lookupType('M');
+      const withLong = messages.map((m) => Buffer.from(R.encode(m, referenceWriter(version)).finish()).toString('hex'));
       const previous = protobuf.util.Long;
       install(protobuf);
       try {
-        assert.deepStrictEqual(messages.map(hex), withLong);
-        protobuf.util.Long = null;
-        protobuf.configure();
-        assert.deepStrictEqual(messages.map(hex), withLong);
+        // protobufjs's encoder through RustWriter (a Type never promoted), and compiled code.
+        for (const [tier, promoteAfter] of [['cold', Infinity], ['compiled', 0]]) {
+          const configured = _testing.configure({ promoteAfter });
+          try {
+            const M = protobuf.parse(SCHEMA).root.lookupType('M'); // set up while installed
+            const hex = (m) => Buffer.from(M.encode(m).finish()).toString('hex');
+            assert.deepStrictEqual(messages.map(hex), withLong, tier);
+            protobuf.util.Long = null;
+            protobuf.configure();
+            assert.deepStrictEqual(messages.map(hex), withLong, `${tier}, util.Long null`);
+            assert.strictEqual(_testing.isCompiled(M.encode), tier === 'compiled', tier);
+          } finally {
+            protobuf.util.Long = previous;
+            protobuf.configure();
+            _testing.configure(configured);
+          }
+        }
       } finally {
-        protobuf.util.Long = previous;
-        protobuf.configure();
         uninstall(protobuf);
       }
       // protobufjs itself, without Long, loses the digits past 2^53 (documented in the README).
-      protobuf.util.Long = null;
-      protobuf.configure();
+      const ref = referenceCopy(version).pb;
+      const refLong = ref.util.Long;
+      ref.util.Long = null;
+      ref.configure();
       try {
-        assert.notStrictEqual(hex(messages[0]), withLong[0]);
+        assert.notStrictEqual(Buffer.from(R.encode(messages[0], referenceWriter(version)).finish()).toString('hex'), withLong[0]);
       } finally {
-        protobuf.util.Long = previous;
-        protobuf.configure();
+        ref.util.Long = refLong;
+        ref.configure();
       }
     });
   }

@@ -30,21 +30,20 @@ const args = parseArgs(process.argv.slice(2), { store: 50000, checkEvery: 5000 }
 const route = PATHS[args.path];
 if (!route) throw new Error(`fuzz:js: unknown path ${args.path}`);
 
-const protobuf = require('protobufjs');
 const { RustWriter, _testing } = require('../..');
 const { createRunner } = require('./check');
-const { keepNaNBits, noteFieldStarts } = require('./world');
 const { generate } = require('./generate');
 const { ResultStore } = require('./results');
 const { classify } = require('./known-bugs');
 const { prng } = require('../../tools/seeded');
+const { referenceCopy } = require('../../test/reference');
 
 if (RustWriter.native !== (route.env.PROTOBUFJS_RUSTWRITER === 'native')) {
   throw new Error(`fuzz:js: path ${args.path} wants the addon ${route.env.PROTOBUFJS_RUSTWRITER === 'native' ? 'loaded' : 'not loaded'}`);
 }
 _testing.configure(route.options);
-keepNaNBits(protobuf);
-noteFieldStarts(protobuf);
+/** The reference: protobufjs 8.8.1 as the package never touched it, with the rules it learned (test/reference.js). */
+const protobuf = referenceCopy('8').pb;
 const settings = _testing.configure({});
 const thresholds = {
   native: RustWriter.native,
@@ -115,6 +114,9 @@ function runBatch() {
   const clean = [];
   /** known bugs already reported in full (`--full-known`) */
   const firstOf = new Set();
+  /** writers the sequences created, and why those the reference tainted (so left uncompared) were, with counts */
+  let writers = 0;
+  const tainted = {};
   const run = runner(store, null);
   const faulty = args.fault === 'byte' || args.fault === 'result' ? runner(store, args.fault) : null;
   let checked = seeds[0];
@@ -138,7 +140,10 @@ function runBatch() {
     const faulted = args.fault !== undefined && seed === args.faultSeed;
     if (faulted && args.fault === 'crash') process.abort();
     if (faulted && args.fault === 'hang') for (;;);
-    const failure = (faulted && faulty !== null ? faulty : run)(generate(seed));
+    const r = faulted && faulty !== null ? faulty : run;
+    const failure = r(generate(seed));
+    writers += r.writers;
+    for (const why of r.tainted) tainted[why] = (tainted[why] || 0) + 1;
     if (faulted && args.fault === 'result-late') {
       // self-test: an earlier result changes
       const victim = store.kept.find((e) => e.seed !== seed && e.bytes.length > 0);
@@ -155,12 +160,18 @@ function runBatch() {
       const broken = failure.kind === 'health' ? failure.message : run.health();
       if (broken !== null || failed.length >= (args.maxFailures || 10000)) {
         checkStore(seed);
-        send({ type: 'stopped', next: seed + 1, why: broken !== null ? `the module is broken (${broken})` : `${failed.length} failures` });
+        send({
+          type: 'stopped', next: seed + 1, why: broken !== null ? `the module is broken (${broken})` : `${failed.length} failures`,
+          writers, tainted,
+        });
         return;
       }
     } else if (run.nonEmpty && clean.length < 10) clean.push(seed);
     if ((k + 1) % checkEvery === 0 || k + 1 === seeds.length) checkStore(seed);
     if ((k + 1) % 100 === 0) send({ type: 'progress', done: k + 1 });
   }
-  send({ type: 'done', count: seeds.length, ms: Date.now() - started, maxRSS: process.resourceUsage().maxRSS * 1024, failures: failed.length, clean });
+  send({
+    type: 'done', count: seeds.length, ms: Date.now() - started, maxRSS: process.resourceUsage().maxRSS * 1024, failures: failed.length, clean,
+    writers, tainted,
+  });
 }

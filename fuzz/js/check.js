@@ -30,9 +30,9 @@ const KINDS = ['log', 'error', 'after-throw', 'bytes', 'pos', 'invariant', 'cana
 
 /**
  * Makes a sequence runner for this process's RustWriter.
- * @param {object} env `RustWriter`, `protobuf` (8.8.1), `thresholds` (`native`, `runMinTyped`,
- * `refMin`), `store` (a ResultStore or null), `fault` (self-test: `byte`, `result` or null),
- * `path` (name)
+ * @param {object} env `RustWriter`, `protobuf` (8.8.1's reference copy, test/reference.js), `thresholds`
+ * (`native`, `runMinTyped`, `refMin`), `store` (a ResultStore or null), `fault` (self-test: `byte`,
+ * `result` or null), `path` (name)
  * @returns {function(object): object|null} Runs a sequence description; returns a failure or null
  */
 function createRunner(env) {
@@ -66,7 +66,8 @@ function createRunner(env) {
 
   /**
    * Runs one sequence in both worlds, then the health probe; sets `runSequence.nonEmpty`
-   * (whether RustWriter returned any bytes).
+   * (whether RustWriter returned any bytes), `runSequence.writers` (writers the sequence created)
+   * and `runSequence.tainted` (why each writer the reference tainted, and so left uncompared, was).
    * @param {{seed: number, steps: object[]}} desc Sequence
    * @returns {object|null} The first failure, or null
    */
@@ -83,6 +84,8 @@ function createRunner(env) {
       if (problem !== null) failure = state.fail(null, 'health', `after the sequence, ${problem}`);
     }
     runSequence.nonEmpty = state.results.some((r) => r.bytes.length > 0);
+    runSequence.writers = state.R.created;
+    runSequence.tainted = [...state.tainted.values()];
     return failure;
   }
 }

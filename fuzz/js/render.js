@@ -70,7 +70,8 @@ function render(desc, info) {
 // npm run fuzz:js, path ${info.path}, sequence seed ${desc.seed}: ${info.kind}
 // ${String(info.message).replace(/\n/g, ' ').slice(0, 400)}
 // Run from the repository root: ${Object.entries(info.env).map(([k, v]) => `${k}=${v} `).join('')}node <this file>
-const protobuf = require('protobufjs');
+// The reference: protobufjs 8.8.1 as the package never touched it, with the rules it learned (test/reference.js).
+const protobuf = require(require('path').resolve('test', 'reference')).referenceCopy('8').pb;
 const Long = require('long');
 const { RustWriter, _testing } = require('protobufjs-rustwriter');
 _testing.configure(${JSON.stringify(info.options)});

@@ -63,7 +63,10 @@ function childWith(pathName, flag, value, more, options) {
  * `fault`/`faultSeed` (self-tests, passed to each batch), `minutes` (start no batch after), `log`
  * (progress lines), `write` (whether to write repro scripts to target/fuzz-js)
  * @returns {Promise<object>} Report: `paths` (per path: sequences, ms, rate, maxRSS, `clean`:
- * the first sequences of each batch that passed and returned some bytes),
+ * the first sequences of each batch that passed and returned some bytes, `writers` (created by the
+ * sequences) and `tainted` (by reason, how many of them the reference tainted: {@link taintedLine}),
+ * `longestSilence` (ms: the longest time a batch that ended went without output, which a `stall`
+ * must stay well above)),
  * `failing` (how many sequences failed), `known` (per known bug: count, seeds), `fresh` (the
  * other failures grouped by kind and method, each with the first one's shrunk repro), `unstarted`
  * (sequences left when `minutes` were up)
@@ -73,7 +76,14 @@ async function fuzz(o) {
     paths: PATH_NAMES, count: 10000, seed: 1, jobs: 2, batch: 10000, stall: 120, shrink: true, shrinkSeconds: 30,
     log: (line) => process.stderr.write(`${line}\n`), write: true, ...o,
   };
-  const stats = Object.fromEntries(options.paths.map((p) => [p, { sequences: 0, ms: 0, maxRSS: 0, clean: [] }]));
+  const stats = Object.fromEntries(options.paths.map((p) => [p, {
+    sequences: 0, ms: 0, maxRSS: 0, clean: [], writers: 0, tainted: {}, longestSilence: 0,
+  }]));
+  /** Adds a batch's count of writers, and of writers tainted by reason, to its path's. */
+  const addWriters = (st, m) => {
+    st.writers += m.writers || 0;
+    for (const [why, n] of Object.entries(m.tainted || {})) st.tainted[why] = (st.tainted[why] || 0) + n;
+  };
   let failing = 0;
   const known = {};
   const fresh = new Map();
@@ -145,11 +155,14 @@ async function fuzz(o) {
     const end = result.messages.find((m) => m.type === 'done');
     const stopped = result.messages.find((m) => m.type === 'stopped');
     if (end) {
+      st.longestSilence = Math.max(st.longestSilence, result.longestSilence);
       st.sequences += end.count - done;
       st.maxRSS = Math.max(st.maxRSS, end.maxRSS);
       st.clean.push(...end.clean);
+      addWriters(st, end);
     } else if (stopped) {
       st.sequences += stopped.next - task.seed - done;
+      addWriters(st, stopped);
       options.log(`fuzz:js ${task.path}: batch stopped after seed ${stopped.next - 1}: ${stopped.why}; going on in a fresh process`);
       if (stopped.next < task.seed + task.count) {
         tasks.push({ path: task.path, seed: stopped.next, count: task.seed + task.count - stopped.next });
@@ -208,6 +221,9 @@ async function fuzz(o) {
       rate: s.sequences / (s.ms / 1000),
       maxRSS: s.maxRSS,
       clean: s.clean.sort((a, b) => a - b),
+      writers: s.writers,
+      tainted: s.tainted,
+      longestSilence: s.longestSilence,
     }])),
     failing, known, fresh: [...fresh.values()], unstarted,
   };
@@ -328,7 +344,8 @@ function format(report) {
       continue;
     }
     lines.push(`${p}: ${s.sequences.toLocaleString('en')} sequences in ${(s.ms / 1000).toFixed(1)} s of child time, ` +
-      `${Math.round(s.rate).toLocaleString('en')} sequences/s a process, peak RSS of a process ${(s.maxRSS / 2 ** 20).toFixed(0)} MiB`);
+      `${Math.round(s.rate).toLocaleString('en')} sequences/s a process, peak RSS of a process ${(s.maxRSS / 2 ** 20).toFixed(0)} MiB; ` +
+      taintedLine(s));
   }
   lines.push(`${report.failing} failing sequences; ${(report.ms / 1000).toFixed(1)} s in all`);
   if (report.unstarted > 0) lines.push(`NOT RUN: ${report.unstarted.toLocaleString('en')} sequences (--minutes was up)`);
@@ -353,6 +370,26 @@ function format(report) {
     }
   }
   return lines.join('\n');
+}
+
+/**
+ * How many writers a path's sequences created and how many of them the reference tainted, and so
+ * left uncompared after the taint (check.js still checks their invariants), by reason.
+ * @param {{writers: number, tainted: Object<string, number>}} s A path's figures
+ * @returns {string} Text
+ */
+function taintedLine(s) {
+  // Reasons by kind: the methods they name (world.js `taint`) become `…`.
+  const kinds = {};
+  for (const [why, n] of Object.entries(s.tainted)) {
+    const kind = why.replace(/\b\w+\(\)/g, '…()');
+    kinds[kind] = (kinds[kind] || 0) + n;
+  }
+  const reasons = Object.entries(kinds).sort((a, b) => b[1] - a[1]);
+  const count = reasons.reduce((sum, [, n]) => sum + n, 0);
+  const pct = s.writers > 0 ? ` (${(100 * count / s.writers).toFixed(1)}%)` : '';
+  return `${count.toLocaleString('en')} of ${s.writers.toLocaleString('en')} writers tainted${pct}, not compared after the taint` +
+    `${reasons.length ? `: ${reasons.map(([why, n]) => `${n} × ${why}`).join('; ')}` : ''}`;
 }
 
 /**
@@ -406,4 +443,4 @@ if (require.main === module) {
   }
 }
 
-module.exports = { fuzz, format };
+module.exports = { fuzz, format, taintedLine };

@@ -2,12 +2,15 @@
 
 /**
  * A world runs one sequence's calls on writers of one kind: RustWriter's world, or the
- * reference world (protobufjs 8.8.1's `BufferWriter`), which also models the differences README
- * "Compatibility with protobufjs" lists, so that the two must then agree exactly:
+ * reference world (the `BufferWriter` of protobufjs 8.8.1's reference copy, test/reference.js), which
+ * also models the differences README "Compatibility with protobufjs" lists, so that the two must
+ * then agree exactly. The reference copy itself has learned those of them that are its writer's,
+ * each a named rule in test/reference.js: a BigInt to a 64-bit method (`bigIntAs64Bits`; values.js
+ * also hands the reference the equal `Long`), the placeholder bytes of forks open at `finish()`
+ * (`zeroOpenForkPlaceholders`), a signalling NaN's bits (`keepNaNBits`), and where a packed field
+ * began (`noteFieldStarts`, which changes no byte: {@link World#keepRun} reads it). The world models
+ * the rest:
  *
- * - a BigInt given to a 64-bit method reaches the reference as the equal `Long` (values.js);
- * - `finish()` with forks open: protobufjs leaves each placeholder byte uninitialized, RustWriter
- *   writes 0x00; the reference's result has those bytes zeroed;
  * - `finish(true)`: protobufjs returns a view of its buffer; its bytes are read at once, so the
  *   aliasing never shows;
  * - a packed fixed-size method given an object whose `length` is no array length (test/misuse.test.js
@@ -23,10 +26,6 @@
  *   bytes there, as protobufjs would have written them; while one is detached or resized (its
  *   length differs from the call's), its writer's `finish()` throws an `Error`, until that array
  *   is dropped (by `reset()`, or by a `finish()` that returns);
- * - a signalling NaN to `double`/`doubles`: protobufjs writes its bits as V8 stores them into a
- *   Float64Array, which Node 26's Maglev tier quiets (test/tiers.test.js), so protobufjs's bytes
- *   change as its code tiers up; RustWriter writes the bits as they are, at every tier. The reference
- *   writes them as they are too (`keepNaNBits`), as protobufjs does on its other tiers and lines;
  * - error messages differ, so only classes are compared.
  *
  * Hostile callbacks run in the world of the object that calls them; `self` is whichever writer's
@@ -212,6 +211,8 @@ class World {
     this.wrote = new Map();
     /** ids of values whose callback is running */
     this.active = new Set();
+    /** writers created in this world so far (a callback's `new` writers included) */
+    this.created = 0;
   }
 
   /**
@@ -228,6 +229,7 @@ class World {
    */
   create(name) {
     const w = this.env.create();
+    this.created++;
     this.writers.set(name, w);
     this.pending.set(name, []);
     this.wrote.set(name, new Set());
@@ -433,8 +435,9 @@ class World {
   }
 
   /**
-   * A finished result as hex: the reference's with open forks' placeholders zeroed; RustWriter's
-   * kept with its hash (check.js) and checked to be a `Buffer`.
+   * A finished result as hex (the reference's placeholders of open forks are 0x00 by its rule
+   * `zeroOpenForkPlaceholders`); RustWriter's kept with its hash (check.js) and checked to be a
+   * `Buffer`.
    * @param {string} name Writer name
    * @param {object} w Writer
    * @param {Uint8Array} out Result (or a `finishInto` target)
@@ -443,11 +446,7 @@ class World {
    * @returns {string} Hex
    */
   resultHex(name, w, out, offset, step) {
-    if (this.ref) {
-      const copy = Buffer.from(out);
-      for (const p of w.states || []) if (offset + p < copy.length) copy[offset + p] = 0;
-      return copy.toString('hex');
-    }
+    if (this.ref) return Buffer.from(out).toString('hex');
     return this.seq.keep(out, name, step);
   }
 
@@ -648,58 +647,4 @@ class World {
   }
 }
 
-/**
- * Makes protobufjs's `double` and `doubles` write a NaN's bits as they are on every tier (see the
- * list above): `util.float.writeDoubleLE`, which they call, stores a NaN through the `fill` builtin;
- * and `doubles` writes every field through it, as protobufjs 8.8.1 does below 16 elements, where
- * from 16 it stores through a DataView, which Maglev quiets too. Each element is still read and
- * converted once.
- * @param {object} protobuf The reference's protobufjs
- * @returns {undefined}
- */
-function keepNaNBits(protobuf) {
-  const float = protobuf.util.float;
-  const writeDoubleLE = float.writeDoubleLE;
-  const cell = new Float64Array(1);
-  const bytes = new Uint8Array(cell.buffer);
-  float.writeDoubleLE = function writeDoubleLE_keepNaNBits(value, buf, pos) {
-    const number = +value;
-    if (number === number) return writeDoubleLE(number, buf, pos);
-    cell.fill(number); // a builtin, which keeps the bits on every tier
-    buf.set(bytes, pos);
-  };
-  // protobufjs 8.8.1's own `doubles` without its DataView branch.
-  protobuf.BufferWriter.prototype.doubles = function write_doubles_keepNaNBits(value) {
-    const n = value.length;
-    const bytes = n * 8;
-    this.uint32(bytes);
-    this._reserve(bytes);
-    const buf = this.buf;
-    let p = this.pos;
-    for (let i = 0; i < n; ++i) {
-      float.writeDoubleLE(value[i], buf, p);
-      p += 8;
-    }
-    this.pos += bytes;
-    return this;
-  };
-}
-
-/**
- * Makes protobufjs's writer note where the length-delimited field it wrote last began (its
- * `fieldStart`: the position of the length prefix), which its packed methods write after reading
- * the array's length, as RustWriter does (World#keepRun).
- * @param {object} protobuf The reference's protobufjs
- * @returns {undefined}
- */
-function noteFieldStarts(protobuf) {
-  const delim = protobuf.Writer.prototype._delim;
-  protobuf.Writer.prototype._delim = function _delim_noted(pos, len) {
-    this.fieldStart = pos;
-    return delim.call(this, pos, len);
-  };
-}
-
-module.exports = {
-  keepNaNBits, noteFieldStarts, convertedRun, World, keptByRef, brokenLength, canaryBytes, MUTATING,
-  FIXED_PACKED };
+module.exports = { convertedRun, World, keptByRef, brokenLength, canaryBytes, MUTATING, FIXED_PACKED };

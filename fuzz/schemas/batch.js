@@ -10,8 +10,8 @@
  *   node fuzz/schemas/batch.js --version V --path P --replay FILE        one case description (JSON)
  *   node fuzz/schemas/batch.js --version V --path P --shrink FILE        shrink a failure record (JSON)
  *
- * Options: `--ref-writer own` (protobufjs 7's reference writes with 7.6.6's own BufferWriter,
- * not 8.8.1's: see run.js), `--trace` (each seed to stderr before it runs),
+ * Options: `--no-rules` (the reference copy without the rules it learned, test/reference.js: to see
+ * what each stands for), `--trace` (each seed to stderr before it runs),
  * `--fault byte|read|crash|hang --fault-seed S` (self-tests: in case S,
  * corrupt one byte of the subject's first non-empty result, read each top-level field of each
  * subject message once more before encoding it, abort, or loop for ever), `--fault stale` (in every
@@ -37,6 +37,7 @@ const { RustWriter, install, status, _testing } = require('../..');
 const { createRunner } = require('./check');
 const { generateCase } = require('./case');
 const { classify } = require('./known-bugs');
+const { referenceCopy } = require('../../test/reference');
 
 if (RustWriter.native !== (route.env.PROTOBUFJS_RUSTWRITER === 'native')) {
   throw new Error(`fuzz:schemas: path ${args.path} wants the addon ${route.env.PROTOBUFJS_RUSTWRITER === 'native' ? 'loaded' : 'not loaded'}`);
@@ -77,8 +78,12 @@ function staleEncoders() {
   };
 }
 
-/** protobufjs 7's generated encoders write into 8.8.1's writer, whose semantics RustWriter has (run.js). */
-const refProtobuf = version === '7' && args.refWriter !== 'own' ? require('protobufjs') : protobuf;
+/**
+ * The reference: a copy of the same protobufjs the package never touched (test/reference.js), its
+ * own generated encoders writing into its own writer, with the rules it learned of where that writer
+ * differs from RustWriter by design.
+ */
+const refProtobuf = referenceCopy(version, { rules: !args.noRules }).pb;
 
 /**
  * @param {string|null} fault Self-test fault (`byte`, `read`) or null
@@ -96,7 +101,7 @@ function runner(fault) {
 function locate(failure) {
   failure.version = version;
   failure.path = args.path;
-  failure.refWriter = refProtobuf === protobuf ? 'own' : '8.8.1';
+  failure.rules = !args.noRules;
   return failure;
 }
 

@@ -20,17 +20,16 @@
  * `after` (`encode` again once fields were added to and removed from set-up Types, and
  * `util.recursionLimit` and `util.Buffer` changed: case.js `after`).
  *
- * The reference is `T.encode(m, new protobuf.BufferWriter())` (`encodeDelimited` the same) on a
- * second Root of the same schema: nothing either side caches is shared. Its writer is protobufjs
- * 8.8.1's for both versions (`refProtobuf`; run.js says why protobufjs 7's own is optional). The
- * contract this relies on, for the encoders `install()` compiles per Type (lib/encoders/) and for
- * `install()` without them (`PROTOBUFJS_RUSTWRITER_COMPILED=0`: only `Writer.create` swapped): an
- * installed encoder defers to protobufjs's own generated encoder for any writer that is not a
- * RustWriter. Given an explicit `BufferWriter`, protobufjs never calls `Writer.create`, so the
- * reference never meets RustWriter.
+ * The reference is `T.encode(m, new refProtobuf.BufferWriter())` (`encodeDelimited` the same) on a
+ * Root of the same schema built by a copy of the same protobufjs that the package never touched
+ * (`refProtobuf`, test/reference.js): its own Types, generated encoders and writer, with the rules
+ * it learned of where its writer differs from RustWriter by design (7.6.6's included). Nothing either
+ * side caches is shared, and nothing of the subject's (its installed `Type#setup`, its compiled
+ * encoders and what they hand other writers to) runs for the reference. Given an explicit writer,
+ * protobufjs never calls `Writer.create`.
  *
  * Note for anyone timing this: V8 shares feedback between functions of identical source, and the
- * two Roots generate identical encoders (docs/benchmark.md says how the benchmark keeps them apart).
+ * two copies generate identical encoders (docs/benchmark.md says how the benchmark keeps them apart).
  * It does not matter for correctness.
  */
 
@@ -47,9 +46,9 @@ const KINDS = ['bytes', 'prototype', 'error', 'log', 'returned', 'harness', 'cra
 
 /**
  * Makes a case runner for this process.
- * @param {object} env `protobuf` (the protobufjs module, installed), `refProtobuf` (the module whose
- * `BufferWriter` the reference writes with; default `protobuf`), `RustWriter`, `version` (`7` or
- * `8`), `path` (name), `fault` (self-test: `byte` or `read`, or null)
+ * @param {object} env `protobuf` (the protobufjs module, installed), `refProtobuf` (the reference
+ * copy, test/reference.js), `RustWriter`, `version` (`7` or `8`), `path` (name), `fault` (self-test:
+ * `byte` or `read`, or null)
  * @returns {function(object): object|null} Runs a case description; returns a failure or null. Its
  * `stats` property counts `messages`, `comparisons`, `bytes`; after a run, `runCase.nonEmpty` says
  * whether the case compared some non-empty bytes, `runCase.topReads` whether a message read a
@@ -57,9 +56,10 @@ const KINDS = ['bytes', 'prototype', 'error', 'log', 'returned', 'harness', 'cra
  */
 function createRunner(env) {
   const { protobuf, RustWriter } = env;
-  const refProtobuf = env.refProtobuf || protobuf;
+  const refProtobuf = env.refProtobuf;
+  if (!refProtobuf || refProtobuf === protobuf) throw new Error('fuzz:schemas: the reference must be a copy of its own (test/reference.js)');
   const RefWriter = refProtobuf.BufferWriter;
-  const copies = [...new Set([protobuf, refProtobuf])];
+  const copies = [protobuf, refProtobuf];
   runCase.stats = { messages: 0, comparisons: 0, threw: 0, bytes: 0 };
   return runCase;
 
@@ -70,17 +70,20 @@ function createRunner(env) {
   function runCase(desc) {
     runCase.nonEmpty = false;
     runCase.topReads = false;
-    const util = protobuf.util;
-    const saved = { Buffer: copies.map((p) => p.util.Buffer), recursionLimit: util.recursionLimit };
+    const saved = { Buffer: copies.map((p) => p.util.Buffer), limits: copies.map((p) => p.util.recursionLimit) };
+    /** Sets `util.recursionLimit` of both copies (null: back to what it was). */
+    const setLimit = (limit) => copies.forEach((p, k) => {
+      p.util.recursionLimit = limit === null ? saved.limits[k] : limit;
+    });
     let roots;
     try {
-      roots = { sub: buildRoot(protobuf, desc.schema), ref: buildRoot(protobuf, desc.schema) };
+      roots = { sub: buildRoot(protobuf, desc.schema), ref: buildRoot(refProtobuf, desc.schema) };
     } catch (err) {
       return fail(desc, 'harness', null, 'schema', `protobufjs ${env.version} rejected the schema: ${err && err.stack}`);
     }
     try {
       setBuffer(desc.options.customBuffer);
-      if (desc.options.recursionLimit !== null) util.recursionLimit = desc.options.recursionLimit;
+      setLimit(desc.options.recursionLimit);
       const faulty = { byte: env.fault === 'byte', read: env.fault === 'read' };
       for (let i = 0; i < desc.messages.length; i++) {
         runCase.stats.messages++;
@@ -94,9 +97,10 @@ function createRunner(env) {
         if (f !== null) return f;
       }
       if (desc.after) {
-        for (const root of [roots.sub, roots.ref]) mutate(root, desc.after, protobuf);
+        mutate(roots.sub, desc.after, protobuf);
+        mutate(roots.ref, desc.after, refProtobuf);
         setBuffer(desc.after.customBuffer);
-        util.recursionLimit = desc.after.recursionLimit === null ? saved.recursionLimit : desc.after.recursionLimit;
+        setLimit(desc.after.recursionLimit);
         for (let i = 0; i < desc.messages.length; i++) {
           const f = compare(desc, roots, 'after', i, null, faulty);
           if (f !== null) return f;
@@ -112,7 +116,7 @@ function createRunner(env) {
           p.configure();
         }
       });
-      util.recursionLimit = saved.recursionLimit;
+      setLimit(null);
     }
   }
 
@@ -196,7 +200,7 @@ function createRunner(env) {
    */
   function run(desc, root, isRef, form, i, j, fault) {
     const out = { log: [] };
-    const s = side(isRef, root, protobuf, (line) => out.log.push(line), GONE.get(root));
+    const s = side(isRef, root, isRef ? refProtobuf : protobuf, (line) => out.log.push(line), GONE.get(root));
     const writer = () => (isRef ? new RefWriter() : RustWriter.create());
     const type = (k) => s.type(desc.messages[k].type);
     const ids = form === 'into' ? messagesOf(desc.intos[j].ops) : [i];

@@ -27,7 +27,7 @@ const HELPERS = {
 /**
  * @param {object} desc Case (usually shrunk)
  * @param {object} info `version` (`7`, `8`), `path`, `env`, `options` (the path's configuration),
- * `refWriter` (`8.8.1` or `own`), `kind`, `form`, `at`, `message`, `outputs` (recorded)
+ * `rules` (false: the reference without its rules), `kind`, `form`, `at`, `message`, `outputs` (recorded)
  * @returns {string} Script
  */
 function render(desc, info) {
@@ -38,8 +38,8 @@ function render(desc, info) {
   const maker = (name, value, type) => `function ${name}(s, p) { // ${type}\n  return ${r.expr(value, false, '  ')};\n}`;
   let makers = desc.messages.map((m, k) => maker(`message${k}`, m.value, m.type)).join('\n\n');
   const schema = desc.schema.build === 'parse'
-    ? `const PROTO = ${template(toProto(desc.schema))};\n\n/** The schema's Root, as the fuzzer builds it. */\nfunction makeRoot() {\n  const root = protobuf.parse(PROTO, new protobuf.Root(), { keepCase: ${desc.schema.keepCase} }).root;\n${desc.schema.resolveAll ? '  root.resolveAll();\n' : ''}  return root;\n}`
-    : `// Built with protobufjs's reflection API (its field names are not all .proto identifiers); as .proto-like text:\n${toProto(desc.schema).trim().split('\n').map((l) => `//   ${l}`).join('\n')}\nconst SCHEMA = ${JSON.stringify(desc.schema)};\n${buildReflect.toString()}\n\n/** The schema's Root, as the fuzzer builds it. */\nfunction makeRoot() {\n  const root = buildReflect(protobuf, SCHEMA);\n${desc.schema.resolveAll ? '  root.resolveAll();\n' : ''}  return root;\n}`;
+    ? `const PROTO = ${template(toProto(desc.schema))};\n\n/** The schema's Root, as the fuzzer builds it. */\nfunction makeRoot(pb) {\n  const root = pb.parse(PROTO, new pb.Root(), { keepCase: ${desc.schema.keepCase} }).root;\n${desc.schema.resolveAll ? '  root.resolveAll();\n' : ''}  return root;\n}`
+    : `// Built with protobufjs's reflection API (its field names are not all .proto identifiers); as .proto-like text:\n${toProto(desc.schema).trim().split('\n').map((l) => `//   ${l}`).join('\n')}\nconst SCHEMA = ${JSON.stringify(desc.schema)};\n${buildReflect.toString()}\n\n/** The schema's Root, as the fuzzer builds it. */\nfunction makeRoot(pb) {\n  const root = buildReflect(pb, SCHEMA);\n${desc.schema.resolveAll ? '  root.resolveAll();\n' : ''}  return root;\n}`;
   const form = info.form || 'encode';
   const index = info.at && info.at.message !== null && info.at.message !== undefined ? info.at.message : 0;
   const j = info.at && info.at.into !== null && info.at.into !== undefined ? info.at.into : 0;
@@ -59,7 +59,6 @@ function render(desc, info) {
     `\n${runner(desc)}`;
   const used = helpersUsed(body);
   const pathOptions = JSON.stringify(info.options || {});
-  const ref7 = info.version === '7' && info.refWriter !== 'own';
   const recorded = info.outputs
     ? `// Recorded: subject ${outputText(info.outputs.sub)}\n//           protobufjs ${outputText(info.outputs.ref)}\n` : '';
   return `'use strict';
@@ -67,7 +66,9 @@ function render(desc, info) {
 // ${String(info.message).replace(/\n/g, ' ').slice(0, 600)}
 ${recorded}// Run from the repository root: ${Object.entries(info.env || {}).map(([k, v]) => `${k}=${v} `).join('')}node <this file>
 const protobuf = require('${info.version === '8' ? 'protobufjs' : 'protobufjs7'}');
-${ref7 ? "// protobufjs 7's generated encoder writes into 8.8.1's BufferWriter: RustWriter has 8.x's writer semantics (README).\nconst refProtobuf = require('protobufjs');\n" : 'const refProtobuf = protobuf;\n'}const Long = require('long');
+// The reference: a copy of the same protobufjs the package never touched, ${info.rules === false ? 'WITHOUT the rules it learned' : 'with the rules it learned'} (test/reference.js).
+const refProtobuf = require(require('path').resolve('test', 'reference')).referenceCopy('${info.version}'${info.rules === false ? ', { rules: false }' : ''}).pb;
+const Long = require('long');
 const { RustWriter, install, _testing } = require('protobufjs-rustwriter');
 
 _testing.configure(${pathOptions});
@@ -124,16 +125,16 @@ function stepsTo(desc, form, at) {
  */
 function runner(desc) {
   const setup = ['const limit = protobuf.util.recursionLimit;'];
-  const restore = ['protobuf.util.recursionLimit = limit;'];
+  const restore = ['setLimit(limit);'];
   const buffer = (custom) => `for (const p of new Set([protobuf, refProtobuf])) { p.util.Buffer = ${custom ? 'CustomBuffer' : 'Buffer'}; p.configure(); }`;
   if (desc.options.customBuffer) setup.push(buffer(true));
-  if (desc.options.recursionLimit !== null) setup.push(`protobuf.util.recursionLimit = ${desc.options.recursionLimit};`);
+  if (desc.options.recursionLimit !== null) setup.push(`setLimit(${desc.options.recursionLimit});`);
   if (desc.options.customBuffer || (desc.after && desc.after.customBuffer)) restore.push(buffer(false));
   const changes = [];
   if (desc.after) {
     if (desc.after.customBuffer !== desc.options.customBuffer) changes.push(buffer(desc.after.customBuffer));
     if (desc.after.recursionLimit !== desc.options.recursionLimit) {
-      changes.push(`protobuf.util.recursionLimit = ${desc.after.recursionLimit === null ? 'limit' : desc.after.recursionLimit};`);
+      changes.push(`setLimit(${desc.after.recursionLimit === null ? 'limit' : desc.after.recursionLimit});`);
     }
   }
   return `/**
@@ -142,9 +143,11 @@ function runner(desc) {
  * @returns {{out: string, log: string[]}} What the last step gave, and the reads user code saw in it
  */
 function run(ref) {
-  const root = makeRoot();
+  const pb = ref ? refProtobuf : protobuf;
+  const root = makeRoot(pb);
   const log = [];
-  const s = { ref, log: (line) => log.push(line), type: (name) => root.lookupType(name), protobuf };
+  const s = { ref, log: (line) => log.push(line), type: (name) => root.lookupType(name), protobuf: pb };
+  const setLimit = (n) => { for (const p of [protobuf, refProtobuf]) p.util.recursionLimit = n; };
   const writer = () => (ref ? new refProtobuf.BufferWriter() : RustWriter.create());
   const type = (k) => s.type(MESSAGES[k][0]);
   ${setup.join('\n  ')}
@@ -157,7 +160,7 @@ function run(ref) {
       try {
         if (form === 'mutate') {
           // the second pass's changes, on this side's Root${changes.length ? ', and its options' : ''}
-          mutate(root, AFTER, protobuf);${changes.map((c) => `\n          ${c}`).join('')}
+          mutate(root, AFTER, pb);${changes.map((c) => `\n          ${c}`).join('')}
           return;
         }
         const msgs = {};

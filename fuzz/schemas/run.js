@@ -14,15 +14,16 @@
  *   npm run fuzz:schemas -- --long               12,500 cases per version and path: 100,000 cases
  *   npm run fuzz:schemas -- --count N --seed S --versions 7,8 --paths native,js --jobs J
  *   npm run fuzz:schemas -- --long --minutes M   start no batch after M minutes (the report says so)
- *   npm run fuzz:schemas -- --ref-writer own     protobufjs 7's reference with 7.6.6's own writer
+ *   npm run fuzz:schemas -- --no-rules           the reference without the rules it learned
  *
- * Versions: protobufjs 8.8.1 (`protobufjs`) and 7.6.6 (`protobufjs7`), each with its own generated
- * encoder. The reference writer is protobufjs 8.8.1's `BufferWriter` for both: README
- * "Compatibility" says RustWriter behaves as protobufjs 8's writer does, and 7.6.6's own writer
- * differs from it in ways RustWriter does not reproduce (it converts `float`/`double` values and
- * copies `bytes` at `finish()`, so a `valueOf` runs later; its `len` counts from the innermost
- * fork, so `encodeDelimited` into a writer at an empty fork closes that fork; its `string()` throws
- * a TypeError for a non-string). `--ref-writer own` shows those.
+ * Versions: protobufjs 8.8.1 (`protobufjs`) and 7.6.6 (`protobufjs7`). The reference is a copy of
+ * the same version that the package never touched (test/reference.js): its own generated encoders
+ * writing into its own writer, 7.6.6's included. Where that writer differs from RustWriter by design
+ * (README "Compatibility": RustWriter behaves as protobufjs 8's writer does), the reference has
+ * learned it as a named rule (test/reference.js `RULES`: for 7.6.6, that it converts `float`/`double`
+ * values and reads `bytes` at `finish()`, counts `len` from the innermost fork, and throws for a
+ * non-string given to `string()`). `--no-rules` runs the reference without them, to show what each
+ * stands for.
  * Paths (fuzz/paths.js): the addon and the JS-only path (`PROTOBUFJS_RUSTWRITER=js`), each with
  * the shipped thresholds and with every packed field and `bytes` value through entries.
  *
@@ -44,17 +45,19 @@ const { KNOWN_BUGS } = require('./known-bugs');
 const BATCH = path.join(__dirname, 'batch.js');
 const OUT = path.join(__dirname, '..', '..', 'target', 'fuzz-schemas');
 const VERSIONS = ['8', '7'];
+/** Cases per version and path of a plain run (and of `npm test`'s short run, test/fuzz-schemas.test.js). */
+const COUNT = 150;
 
 /**
  * Runs one batch process of batch.js on a version and path to its end (fuzz/batches.js).
  * @param {{version: string, path: string}} where Version and path
  * @param {string[]} argv Its arguments
- * @param {{stall: number, refWriter?: string, onLine?: function(object): undefined}} options As
- * {@link runBatch}'s, and the reference writer
+ * @param {{stall: number, rules?: boolean, onLine?: function(object): undefined}} options As
+ * {@link runBatch}'s, and whether the reference has its rules
  * @returns {Promise<object>} See {@link runBatch}
  */
 function child(where, argv, options) {
-  const extra = options.refWriter === 'own' ? ['--ref-writer', 'own'] : [];
+  const extra = options.rules === false ? ['--no-rules'] : [];
   return runBatch(BATCH, ['--version', where.version, '--path', where.path, ...extra, ...argv], PATHS[where.path].env, options);
 }
 
@@ -75,29 +78,30 @@ function childWith(where, flag, value, more, options) {
  * Runs the fuzzer.
  * @param {object} o Options: `versions` (`7`, `8`), `paths` (names), `count` (cases per version and
  * path), `seed` (the first), `jobs`, `batch` (cases per child), `stall` (seconds), `shrink`,
- * `shrinkSeconds`, `refWriter` (`own`: protobufjs 7 with its own writer), `fault`/`faultSeed`
+ * `shrinkSeconds`, `rules` (false: the reference without its rules), `fault`/`faultSeed`
  * (self-tests, passed to each batch), `minutes` (start no batch after), `log` (progress lines),
  * `write` (whether to write repro scripts to target/fuzz-schemas)
  * @returns {Promise<object>} Report: `runs` (per `version path`: cases, messages, comparisons,
  * threw, bytes, ms, cpuMs, maxRSS, nativeCalls (of RustWriter's addon: its subject's long packed
  * fields), `compiled` (whether the subject's Types had compiled encoders), `compileWarning` (a
  * Type whose encoder did not compile keeps protobufjs's), `clean` (the first cases of each batch that passed with
- * non-empty bytes), `reads` (those whose messages read top-level fields through user code)),
+ * non-empty bytes), `reads` (those whose messages read top-level fields through user code), `longestSilence`
+ * (ms: the longest time a batch that ended went without output, which a `stall` must stay well above)),
  * `failing` (how many cases failed), `fresh` (failures grouped by version, kind and form, each with
  * the first one's shrunk repro), `known` (per known bug of known-bugs.js: count, seeds, versions,
  * paths), `unstarted` (cases left when `minutes` were up), `ms`
  */
 async function fuzz(o) {
   const options = {
-    versions: VERSIONS, paths: PATH_NAMES, count: 150, seed: 1, jobs: 2, batch: 500, stall: 120, shrink: true,
-    shrinkSeconds: 30, refWriter: '8.8.1', log: (line) => process.stderr.write(`${line}\n`), write: true, ...o,
+    versions: VERSIONS, paths: PATH_NAMES, count: COUNT, seed: 1, jobs: 2, batch: 500, stall: 120, shrink: true,
+    shrinkSeconds: 30, rules: true, log: (line) => process.stderr.write(`${line}\n`), write: true, ...o,
   };
   const runs = {};
   for (const version of options.versions) {
     for (const p of options.paths) {
       runs[`${version} ${p}`] = {
         version, path: p, cases: 0, messages: 0, comparisons: 0, threw: 0, bytes: 0, ms: 0, cpuMs: 0, maxRSS: 0,
-        nativeCalls: 0, compiled: null, compileWarning: null, clean: [], reads: [],
+        nativeCalls: 0, compiled: null, compileWarning: null, clean: [], reads: [], longestSilence: 0,
       };
     }
   }
@@ -160,7 +164,7 @@ async function fuzz(o) {
     let doneMessages = 0;
     const t0 = Date.now();
     const result = await child(task, ['--seed', String(task.seed), '--count', String(task.count), ...extra], {
-      stall: options.stall, refWriter: options.refWriter,
+      stall: options.stall, rules: options.rules,
       onLine(m) {
         if (m.type === 'failure') addFailure(m.failure);
         if (m.type === 'known') addKnown(m);
@@ -176,6 +180,7 @@ async function fuzz(o) {
     r.ms += Date.now() - t0;
     const end = result.messages.find((m) => m.type === 'done');
     if (end) {
+      r.longestSilence = Math.max(r.longestSilence, result.longestSilence);
       r.cases += end.count - done;
       r.messages += end.messages - doneMessages;
       r.comparisons += end.comparisons;
@@ -215,7 +220,7 @@ async function fuzz(o) {
         alone: false, message: `the batch process died (${describe(first)}) after its last case`, stderr: first.stderr.slice(-2000),
       };
     }
-    const alone = await child(task, ['--seed', String(seed), '--count', '1', ...extra], { stall: options.stall, refWriter: options.refWriter });
+    const alone = await child(task, ['--seed', String(seed), '--count', '1', ...extra], { stall: options.stall, rules: options.rules });
     const reproduces = !alone.messages.some((m) => m.type === 'done');
     return {
       kind: how, form: null, seed, version: task.version, path: task.path, at: { message: null, into: null },
@@ -246,7 +251,7 @@ async function fuzz(o) {
 async function investigate(g, options) {
   const f = g.first;
   const where = { version: f.version, path: f.path };
-  const opts = { stall: options.stall, refWriter: options.refWriter };
+  const opts = { stall: options.stall, rules: options.rules };
   // Self-tests: the fault applies to every case the children run, so that the shrinker has a failure to keep.
   const fault = ['byte', 'read', 'stale'].includes(options.fault) ? ['--fault', options.fault] : [];
   let desc = f.desc;
@@ -276,7 +281,7 @@ async function investigate(g, options) {
   }
   g.script = render(desc, {
     version: f.version, path: f.path, env: PATHS[f.path].env, options: PATHS[f.path].options,
-    refWriter: options.refWriter, kind: f.kind, form: shrunkFailure.form, at: shrunkFailure.at,
+    rules: options.rules, kind: f.kind, form: shrunkFailure.form, at: shrunkFailure.at,
     message: shrunkFailure.message, outputs: shrunkFailure.outputs,
   });
   if (options.write) {
@@ -348,12 +353,11 @@ function parse(argv) {
     else if (a === '--stall') o.stall = Number(value());
     else if (a === '--no-shrink') o.shrink = false;
     else if (a === '--shrink-seconds') o.shrinkSeconds = Number(value());
-    else if (a === '--ref-writer') o.refWriter = value();
+    else if (a === '--no-rules') o.rules = false;
     else throw new Error(`fuzz:schemas: unknown option ${a} (see fuzz/schemas/run.js)`);
   }
   for (const v of o.versions || []) if (!VERSIONS.includes(v)) throw new Error(`fuzz:schemas: unknown version ${v}; versions: 7, 8`);
   for (const p of o.paths || []) if (!PATHS[p]) throw new Error(`fuzz:schemas: unknown path ${p}; paths: ${PATH_NAMES.join(', ')}`);
-  if (o.refWriter !== undefined && o.refWriter !== 'own' && o.refWriter !== '8.8.1') throw new Error('fuzz:schemas: --ref-writer is own or 8.8.1');
   for (const key of ['count', 'seed', 'jobs', 'minutes', 'batch', 'stall', 'shrinkSeconds']) {
     if (o[key] !== undefined && !(o[key] >= 0)) throw new Error(`fuzz:schemas: --${key} wants a number`);
   }
@@ -367,4 +371,4 @@ if (require.main === module) {
   });
 }
 
-module.exports = { fuzz, format, parse };
+module.exports = { fuzz, format, parse, COUNT };
