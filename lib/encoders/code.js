@@ -25,10 +25,10 @@
 const settings = require('../writer/settings');
 const inlined = require('./inline');
 
-const { LOCALS, RELOAD, valueCode, packedCode, room, writeTag } = inlined;
+const { LOCALS, RELOAD, SPELLED, valueCode, packedCode, room, writeTag } = inlined;
 /** What generated code calls, from runtime.js: by every function, and by the spelled-out statements
  * of lib/encoders/inline.js too. */
-const HELPERS = ['heldStart', 'mark', 'addedMark', 'open', 'close', 'openWide', 'closeWide', 'nestedVia', 'group', 'via', 'unknowns', 'packed',
+const HELPERS = ['heldStart', 'mark', 'addedMark', 'openWide', 'closeWide', 'nestedVia', 'group', 'via', 'unknowns', 'packed',
   'uint32', 'int32', 'sint32', 'bool', 'fixed32', 'float', 'double', 'uint64', 'sint64', 'fixed64', 'string', 'bytes'];
 const INLINE_HELPERS = [...new Set([...HELPERS, ...inlined.HELPERS])];
 
@@ -44,10 +44,8 @@ function INLINE_FRAME(calls) {
     '  let at = 0, width = 0, from = 0, added = 0;',
     '  if (nested) {',
     '    if (unit.type.encode !== unit.own) return nestedVia(unit.type, m, w, p, q, tag);',
-    '    width = unit.width;',
-    `    if (p + 5 + width > end) { p = growHeld(w, p, 5 + width); ${RELOAD} }`,
-    '    while (tag > 127) { buf[p++] = (tag & 127) | 128; tag >>>= 7; } buf[p++] = tag;',
-    '    at = p - heldStart(w); p += width; from = mark(w); added = addedMark(w); ++q;',
+    `    width = unit.width; p = openWide(w, p, tag, width); ${RELOAD}`,
+    '    at = p - width - heldStart(w); from = mark(w); added = addedMark(w); ++q;',
     '  }',
     '  if (q > util.recursionLimit) throw Error("max depth exceeded");',
     ...indent(calls),
@@ -64,8 +62,8 @@ function INLINE_FRAME(calls) {
  * Nested Types' code a small Type's function writes in place (`inlined`): each nested Type's fields
  * while they are at most `INLINE_CHILD_MAX` characters, at most `INLINE_TOTAL` characters in all, and
  * the whole function within `settings.inlineMax`; a field takes at least `FIELD_MIN` characters. In
- * place, a nested message costs no call and no reload of the locals after it: 5–7% of the ~80-byte
- * message's and the vector tile's time (`node bench/probes/ab.js`).
+ * place, a nested message costs no call and no reload of the locals after it: 4–7% of the ~80-byte
+ * message's, the catalog's and the vector tile's time (`node bench/probes/ab.js`).
  */
 const INLINE_CHILD_MAX = 3000;
 const INLINE_TOTAL = 8000;
@@ -194,7 +192,7 @@ function generator(protobuf, rules) {
     /** A helper's call; in place, the locals reloaded after it. */
     const call = (statement) => (inline ? `{ ${statement} ${RELOAD} }` : statement);
     /** A scalar's or string's tag and value. */
-    const value = (type, ref, tag) => (inline && type !== 'bytes'
+    const value = (type, ref, tag) => (inline && SPELLED.has(type)
       ? valueCode(type, ref, tag)
       : call(`p = ${WRITER_OF[type]}(w, p, ${tag}, ${ref});`));
     /** protobufjs's `types[i].encode(value, w.uint32(tag).fork(), q + 1).ldelim()`, or for a group
@@ -365,27 +363,30 @@ function generator(protobuf, rules) {
       const name = type.name.replace(/\W/g, '_');
       const calls = parts.length === 1 ? parts[0] : parts.map((_part, k) => `p = part${k}(m, w, p, q);`);
       const locals = inline ? [LOCALS] : [];
+      const frame = inline && parts.length === 1 ? INLINE_FRAME(calls) : [
+        '  let at = 0, width = 0, from = 0, added = 0;',
+        '  if (tag !== 0) {',
+        '    if (unit.type.encode !== unit.own) return nestedVia(unit.type, m, w, p, q, tag);',
+        '    width = unit.width;',
+        '    p = openWide(w, p, tag, width); at = p - width - heldStart(w); from = mark(w); added = addedMark(w); ++q;',
+        '  }',
+        '  if (q > util.recursionLimit) throw Error("max depth exceeded");',
+        ...indent(parts.length === 1 ? [...locals, ...calls] : calls),
+        '  return tag === 0 ? p : closeWide(w, p, at, width, from, added, unit);',
+      ];
+      const partFunctions = parts.length === 1 ? [] : parts.flatMap((part, k) => [
+        `function part${k}(m, w, p, q) {`, ...indent([...locals, ...part]), '  return p;', '}',
+      ]);
+      const body = [...partFunctions, ...frame].join('\n');
       const lines = [
         '\'use strict\';',
-        `const { ${(inline ? INLINE_HELPERS : HELPERS).join(', ')} } = rt;`,
+        `const { ${(inline ? INLINE_HELPERS : HELPERS).filter((helper) => new RegExp(`\\b${helper}\\b`).test(body)).join(', ')} } = rt;`,
         units.length > 0 ? `const [${units.map((_u, i) => `U${i}`).join(', ')}] = units;` : '',
         constants.length > 0 ? `const [${constants.map((_c, i) => `C${i}`).join(', ')}] = constants;` : '',
-        ...(parts.length === 1 ? [] : parts.flatMap((part, k) => [
-          `function part${k}(m, w, p, q) {`, ...indent([...locals, ...part]), '  return p;', '}',
-        ])),
+        ...partFunctions,
         `return function write_${name}_${id}(m, w, p, q, tag) {`,
         `  // ${type.fullName}: protobufjs ${rules.encoder} rules (protobufjs-rustwriter encoder ${id})`,
-        ...(inline && parts.length === 1 ? INLINE_FRAME(calls) : [
-          '  let at = 0, width = 0, from = 0, added = 0;',
-          '  if (tag !== 0) {',
-          '    if (unit.type.encode !== unit.own) return nestedVia(unit.type, m, w, p, q, tag);',
-          '    width = unit.width;',
-          '    p = openWide(w, p, tag, width); at = p - width - heldStart(w); from = mark(w); added = addedMark(w); ++q;',
-          '  }',
-          '  if (q > util.recursionLimit) throw Error("max depth exceeded");',
-          ...indent(parts.length === 1 ? [...locals, ...calls] : calls),
-          '  return tag === 0 ? p : closeWide(w, p, at, width, from, added, unit);',
-        ]),
+        ...frame,
         '};',
       ];
       return { source: lines.join('\n'), size, constants };

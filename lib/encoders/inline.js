@@ -2,22 +2,23 @@
 
 /**
  * The scalar and string helpers of lib/encoders/runtime.js spelled out, for the functions of small
- * Types (lib/encoders/code.js `INLINE_MAX`): there a field's bytes are written in place, with the
- * region's buffer and end in locals (`buf`, `end`), where a call of a helper would load them again
- * and make room on its own. V8 inlines only so much into one function (~920 bytes of bytecode), so
- * calls of helpers are not inlined where a message has more than a few fields; spelled out, the
- * ~80-byte message took 0.75x the time of one call a field, the vector tile 0.8x (`node
- * bench/probes/ab.js`). Each statement here does exactly what its helper does, in the same order;
- * the differential tests run both forms (`settings.inlineMax`).
+ * Types (`settings.inlineMax`): there a field's bytes are written in place, with the region's buffer
+ * and end in locals (`buf`, `end`), where a call of a helper would load them again and make room on
+ * its own. V8 inlines only so much into one function (~920 bytes of bytecode), so calls of helpers
+ * are not inlined where a message has more than a few fields; spelled out, the ~80-byte message took
+ * 0.86x the time it took with one call a field, the vector tile 0.85x, its short packed fields
+ * spelled out too (`node bench/probes/ab.js`). 64-bit values and `bytes` stay calls: their helpers
+ * do more than the call costs. Each statement here does exactly what its helper does, in the same
+ * order; the differential tests run both forms (test/helpers.js PATHS, fuzz/paths.js).
  */
 
 const { UTF8_LOOP_MAX } = require('../writer/bytes');
 
 /** The most bytes a scalar's value takes. */
-const MAX_BYTES = {
-  double: 8, float: 4, int32: 10, uint32: 5, sint32: 5, fixed32: 4, sfixed32: 4,
-  int64: 10, uint64: 10, sint64: 10, fixed64: 8, sfixed64: 8, bool: 1,
-};
+const MAX_BYTES = { double: 8, float: 4, int32: 10, uint32: 5, sint32: 5, fixed32: 4, sfixed32: 4, bool: 1 };
+
+/** The types whose helper `valueCode` spells out (64-bit ones and `bytes` stay calls of their helper). */
+const SPELLED = new Set([...Object.keys(MAX_BYTES), 'string']);
 
 /** The locals the spelled-out statements use, and the statement that reloads them after a call
  * that may have moved the region. */
@@ -62,30 +63,9 @@ function room(n) {
 
 /** The statements that write `x`, a uint32, as a varint at `p` (lib/writer/varint.js `putVarint32`). */
 const VARINT_LOOP = 'while (x > 127) { buf[p++] = (x & 127) | 128; x >>>= 7; } buf[p++] = x;';
-/** The statements that write `hi:lo`, unsigned words, as a varint at `p` (`putVarint64`: a call
- * would also box each word of 2^31 or more into a heap number). */
-const VARINT64_LOOP = 'while (hi) { buf[p++] = (lo & 127) | 128; lo = ((lo >>> 7) | (hi << 25)) >>> 0; hi >>>= 7; } '
-  + VARINT_LOOP.replace(/\bx\b/g, 'lo');
-
-/**
- * The statements that run `use` with `lo` and `hi`, the two's-complement words of 64-bit value `v`:
- * runtime.js `words`. Spelled out, its `instanceof String` has this field's feedback, where the
- * helper's sees every 64-bit field's values (on the vector tile's decoded feature ids a shared
- * `longBits` took 7% of the samples).
- * @param {string} v Expression of the value, evaluated at will (a local)
- * @param {string} use Statements that read and may change `lo` and `hi`, int32 words
- * @returns {string} Code
- */
-function withWords(v, use) {
-  return `{ let lo, hi; if (typeof ${v} === "object" && ${v} !== null) { `
-    + `if (${v} instanceof String) { decimalBits(${v}); lo = BITS[0]; hi = BITS[1]; } `
-    + `else if (${v}.low || ${v}.high) { lo = ${v}.low | 0; hi = ${v}.high | 0; } else { lo = 0; hi = 0; } } `
-    + `else { longBits(${v}); lo = BITS[0]; hi = BITS[1]; } ${use} }`;
-}
-
 /**
  * The statements that write scalar `v` of `type` at `p`, which has room for it.
- * @param {string} type Scalar type (an enum is `int32`)
+ * @param {string} type Scalar type (an enum is `int32`; not a 64-bit one)
  * @param {string} v Expression of the value, evaluated once (a local)
  * @returns {string} Code
  */
@@ -98,16 +78,14 @@ function writeScalar(type, v) {
     case 'fixed32': case 'sfixed32': return `p = putFixed32(buf, p, ${v} >>> 0);`;
     case 'float': return `p = putFloat(buf, p, +${v});`;
     case 'double': return `p = putDouble(buf, p, ${v});`;
-    case 'uint64': case 'int64': return withWords(v, `lo >>>= 0; hi >>>= 0; ${VARINT64_LOOP}`);
-    case 'sint64': return withWords(v, 'p = putZigzag64(buf, p, lo, hi);');
-    case 'fixed64': case 'sfixed64': return withWords(v, 'p = putFixed32(buf, p, lo); p = putFixed32(buf, p, hi);');
     default: throw new Error(`protobufjs-rustwriter: no scalar writer for ${type}`);
   }
 }
 
 /**
- * The statements that write `value`, a scalar or a string of `type`, with its tag: runtime.js's
- * helper of that type, spelled out.
+ * The statements that write `value`, a 32-bit scalar, a `double`, a `float`, a `bool` or a string of
+ * `type`, with its tag: runtime.js's helper of that type spelled out (a string's ASCII path, which
+ * `ascii` takes, V8 inlining it; other strings through the helper).
  * @param {string} type Type (not `bytes`)
  * @param {string} value Expression of the value (evaluated once, after the tag is written, as
  * protobufjs's `w.uint32(tag).<type>(value)` evaluates it)
@@ -117,11 +95,9 @@ function writeScalar(type, v) {
 function valueCode(type, value, tag) {
   const tagLen = tagBytes(tag).length;
   if (type === 'string') {
-    return `{ ${room(5)} ${writeTag(tag)} const v = ${value}; let ascii = false; `
-      + `if (typeof v === 'string' && v.length < ${UTF8_LOOP_MAX}) { const n = v.length; ${room('1 + n')} let i = 0; `
-      + 'for (; i < n; ++i) { const c = v.charCodeAt(i); if (c >= 128) break; buf[p + 1 + i] = c; } '
-      + 'if (i === n) { buf[p] = n; p += 1 + n; ascii = true; } } '
-      + `if (!ascii) { p = typeof v === 'string' ? putString(w, p, v, v.length) : via(w, p, w.string, w, v); ${RELOAD} } }`;
+    // Room for the longest string `ascii` writes: a one-byte length and 39 units.
+    return `{ ${room(tagLen + UTF8_LOOP_MAX)} ${writeTag(tag)} const v = ${value}; const e = ascii(buf, p, v); `
+      + `if (e >= 0) p = e; else { p = string(w, p, 0, v); ${RELOAD} } }`;
   }
   return `{ ${room(tagLen + MAX_BYTES[type])} ${writeTag(tag)} const v = ${value}; ${writeScalar(type, 'v')} }`;
 }
@@ -168,8 +144,7 @@ function packedCode(type, value, tag) {
 }
 
 /** What the statements here call, from runtime.js. */
-const HELPERS = ['heldBuffer', 'heldEnd', 'heldStart', 'growHeld', 'widen', 'via', 'putString', 'BITS',
-  'longBits', 'decimalBits', 'putVarint32', 'putNegativeInt32', 'putFixed32', 'putFloat', 'putDouble', 'putZigzag64',
-  'longPacked', 'shortVarints', 'SHORT', 'BULK_FLOATS_MIN', 'loops'];
+const HELPERS = ['heldBuffer', 'heldEnd', 'heldStart', 'growHeld', 'widen', 'via', 'ascii', 'putVarint32',
+  'putNegativeInt32', 'putFixed32', 'putFloat', 'putDouble', 'longPacked', 'shortVarints', 'SHORT', 'BULK_FLOATS_MIN', 'loops'];
 
-module.exports = { LOCALS, RELOAD, HELPERS, valueCode, packedCode, room, writeTag };
+module.exports = { LOCALS, RELOAD, HELPERS, SPELLED, valueCode, packedCode, room, writeTag };

@@ -247,6 +247,28 @@ function string(w, p, tag, v) {
   return putString(w, p, v, n);
 }
 
+/**
+ * A string's ASCII path, for code that keeps the region's buffer at hand (lib/encoders/inline.js):
+ * a string of fewer than `UTF8_LOOP_MAX` units, all ASCII, written as a one-byte length and a byte
+ * a unit at `p`, which has room for `UTF8_LOOP_MAX` bytes.
+ * @param {Uint8Array} buf The region's buffer
+ * @param {number} p Position
+ * @param {*} v Value
+ * @returns {number} Position after it, or -1 if `v` is not such a string (what it wrote is then of no use)
+ */
+function ascii(buf, p, v) {
+  if (typeof v !== 'string') return -1;
+  const n = v.length;
+  if (n >= UTF8_LOOP_MAX) return -1;
+  for (let i = 0; i < n; ++i) {
+    const c = v.charCodeAt(i);
+    if (c >= 128) return -1;
+    buf[p + 1 + i] = c;
+  }
+  buf[p] = n;
+  return p + 1 + n;
+}
+
 /** @type {function(RustWriter, number, number, *): number} `w.uint32(tag).bytes(v)` */
 function bytes(w, p, tag, v) {
   p = room(w, p, SCALAR_ROOM);
@@ -527,8 +549,8 @@ module.exports = {
   hasRegion: region.hasRegion, beginHeld: region.beginHeld, positionOf: region.positionOf, endHeld: region.endHeld,
   heldBuffer, heldEnd, heldStart, growHeld, mark, addedMark, via, abort,
   // What lib/encoders/inline.js's statements call.
-  widen, putString, BITS, longBits, decimalBits, putVarint32, putNegativeInt32, putFixed32, putFloat,
-  putDouble, putZigzag64, longPacked, shortVarints, SHORT, BULK_FLOATS_MIN, loops,
+  widen, ascii, putVarint32, putNegativeInt32, putFixed32, putFloat, putDouble, longPacked, shortVarints, SHORT,
+  BULK_FLOATS_MIN, loops,
   uint32, int32, sint32, bool, fixed32, float, double, uint64, sint64, fixed64, string, bytes,
   open, close, openWide, closeWide, nestedVia, group, unknowns, packed,
 };
