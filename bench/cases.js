@@ -218,7 +218,8 @@ const COLD_ALL = [...COLD_8, 'pbjs7', 'rust7'];
  * `fromObject` gives each contender its own Type's `fromObject` of the input, as gRPC's serializer
  * does. The `real` group's cases (bench/real/) are schemas and data of real packages; `cold` lists
  * the contenders of their first-encode and memory measurement (bench/cold.js), `wide` marks those
- * the wide-schema targets apply to (bench/targets.js).
+ * the wide-schema targets apply to (bench/targets.js); `env` is the environment its contenders'
+ * processes run under, beside this one's (bench/worker.js).
  */
 const CASES = [
   {
@@ -270,6 +271,12 @@ const CASES = [
   {
     id: 'tile-real', group: 'real', title: 'real vector tile ~108 KB, decoded', type: 'vector_tile.Tile', proto: 'vector_tile.proto',
     encoded: realTile.bytes, decoded: true, cold: COLD_ALL,
+  },
+  {
+    // The same, both contenders with glibc's trim threshold raised: large results' freed pages stay in the
+    // process rather than being returned and faulted in again (docs/benchmark.md, "Large results and the GC").
+    id: 'tile-real-trim', group: 'real', title: 'real vector tile, glibc\'s trim threshold at 64 MiB', type: 'vector_tile.Tile',
+    proto: 'vector_tile.proto', encoded: realTile.bytes, decoded: true, env: { MALLOC_TRIM_THRESHOLD_: String(64 * 1024 * 1024) },
   },
   {
     id: 'firestore', group: 'real', title: `Firestore commit, ${firestore.WRITES} writes, fromObject`, type: firestore.TYPE,

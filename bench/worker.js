@@ -111,7 +111,10 @@ class Worker {
     this.key = contender.key;
     this.name = contender.name;
     this.checked = Boolean(contender.checked);
-    this._child = spawn(process.execPath, [__filename, id, contender.key], { stdio: ['pipe', 'pipe', 'inherit'] });
+    // A case may run its contenders under environment variables of its own (bench/cases.js `env`).
+    const { env } = require('./cases').CASES.find((c) => c.id === id) || {};
+    this._child = spawn(process.execPath, [__filename, id, contender.key],
+      { stdio: ['pipe', 'pipe', 'inherit'], env: env ? { ...process.env, ...env } : process.env });
     this._pending = [];
     this._exit = null;
     const lines = readline.createInterface({ input: this._child.stdout });
