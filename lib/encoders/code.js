@@ -8,7 +8,10 @@
  * lib/encoders/runtime.js that writes its tag and value, where protobufjs's code makes its
  * `w.uint32(tag).<type>(value)` calls. The same checks, property reads in the same order and number
  * (a getter sees what it sees under protobufjs), field order, conversions, `$unknowns` and
- * recursion limit; the same code size, within a few characters a field.
+ * recursion limit; about the same size (a wide Type's function is within 1.3x protobufjs's encoder
+ * for it: `node bench/probes/code-size.js`). A small Type (`settings.inlineMax`) spells its scalars
+ * and strings out (lib/encoders/inline.js) and writes small nested Types in place, larger code that
+ * measured faster there.
  *
  * A nested message is written by its own Type's function, called with the field's tag: that
  * function opens the section itself, and first checks that its Type's `encode` is still the
@@ -33,11 +36,12 @@ const HELPERS = ['heldStart', 'mark', 'addedMark', 'openWide', 'closeWide', 'nes
 const INLINE_HELPERS = [...new Set([...HELPERS, ...inlined.HELPERS])];
 
 /**
- * The body of a small Type's function, its section spelled out (runtime.js `open` and `close`).
+ * The body of a small Type's function (its fields spelled out, the region's buffer in locals): as a
+ * nested message, its section closed in place where it is short (runtime.js `closeWide` otherwise).
  * @param {string[]} calls Its fields' statements
  * @returns {string[]} Lines
  */
-function INLINE_FRAME(calls) {
+function inlineFrame(calls) {
   return [
     `  ${LOCALS}`,
     '  const nested = tag !== 0;',
@@ -102,7 +106,7 @@ function indent(lines, by = '  ') {
  * The code generator of one protobufjs copy.
  * @param {object} protobuf The protobufjs module
  * @param {import('./rules').Rules} rules The rules of its encoder.js
- * @returns {{source: function(object, object[], number): {source: string, size: number}}} Generator
+ * @returns {{source: Function}} Generator: `source(type, unitOf, units, id)`
  */
 function generator(protobuf, rules) {
   const { util, types: wire, Enum } = protobuf;
@@ -172,9 +176,11 @@ function generator(protobuf, rules) {
     const known = ownSizes.get(type);
     if (known !== undefined && known.fields === type.fieldsArray) return known.size;
     const left = scope.inlineLeft;
+    const refs = scope.save();
     scope.inlineLeft = 0;
     const size = sizeOf(fieldsCode(type.fieldsArray, scope, [type]).flat());
     scope.inlineLeft = left;
+    scope.restore(refs);
     ownSizes.set(type, { fields: type.fieldsArray, size });
     return size;
   }
@@ -304,23 +310,25 @@ function generator(protobuf, rules) {
 
   return {
     /**
-     * The source of a Type's function, for `new Function('rt', 'util', 'unit', 'units', source)`,
-     * which returns it: `write(m, w, p, q, tag)` writes message `m` at depth `q` (of the enclosing
-     * message, if `tag` is not 0) from `p`; with a `tag`, as a nested message (its tag, then a
-     * section), after checking that its Type's `encode` is the compiler's (`unit.own`).
+     * The source of a Type's function, for `new Function('rt', 'util', 'unit', 'units', 'constants',
+     * source)`, which returns it: `write(m, w, p, q, tag)` writes message `m` at depth `q` (of the
+     * enclosing message, if `tag` is not 0) from `p`; with a `tag`, as a nested message (its tag, then
+     * a section), after checking that its Type's `encode` is the compiler's (`unit.own`).
      * @param {object} type Type
-     * @param {function(object): object} unitOf The unit of a nested Type (appended to `units`)
-     * @param {object[]} units The units the function refers to (appended to)
+     * @param {function(object): object} unitOf The unit of a nested Type
+     * @param {object[]} units The units the function refers to (filled)
      * @param {number} id The function's number (unique in the process)
-     * @returns {{source: string, size: number}} Source, and the characters of its field code
+     * @returns {{source: string, size: number, constants: object[]}} Source, the characters of its
+     * field code, and the constants it refers to (nested Types' fields as inlined, sections' widths)
      */
     source(type, unitOf, units, id) {
       const unitLocals = new Map();
       const constants = [];
       /**
        * @typedef {object} Scope What a function's code refers to (its units and constants, as
-       * locals), how it writes scalars and strings (`inline`: in place, else by calls), and how many
-       * characters of nested Types' code it may still inline (`inlineLeft`).
+       * locals: `child`, `constant`, and `save`/`restore` around code only measured), how it writes
+       * scalars and strings (`inline`: in place, else by calls), and how many characters of nested
+       * Types' code it may still inline (`inlineLeft`).
        * @type {Scope}
        */
       const scope = {
@@ -339,6 +347,13 @@ function generator(protobuf, rules) {
           let k = constants.indexOf(value);
           if (k < 0) k = constants.push(value) - 1;
           return `C${k}`;
+        },
+        /** @returns {number[]} How many units and constants the code refers to so far */
+        save: () => [units.length, constants.length],
+        /** Forgets the units and constants referred to since `save` (code generated only to be measured). */
+        restore([unitCount, constantCount]) {
+          for (const unit of units.splice(unitCount)) unitLocals.delete(unit);
+          constants.length = constantCount;
         },
       };
       const generate = () => {
@@ -359,11 +374,11 @@ function generator(protobuf, rules) {
         [statements, size] = generate();
       }
       const inline = scope.inline;
-      const parts = partsOf(statements);
+      // A small Type's code (within settings.inlineMax) is always one part.
+      const parts = inline ? [statements.flat()] : partsOf(statements);
       const name = type.name.replace(/\W/g, '_');
       const calls = parts.length === 1 ? parts[0] : parts.map((_part, k) => `p = part${k}(m, w, p, q);`);
-      const locals = inline ? [LOCALS] : [];
-      const frame = inline && parts.length === 1 ? INLINE_FRAME(calls) : [
+      const frame = inline ? inlineFrame(calls) : [
         '  let at = 0, width = 0, from = 0, added = 0;',
         '  if (tag !== 0) {',
         '    if (unit.type.encode !== unit.own) return nestedVia(unit.type, m, w, p, q, tag);',
@@ -371,11 +386,11 @@ function generator(protobuf, rules) {
         '    p = openWide(w, p, tag, width); at = p - width - heldStart(w); from = mark(w); added = addedMark(w); ++q;',
         '  }',
         '  if (q > util.recursionLimit) throw Error("max depth exceeded");',
-        ...indent(parts.length === 1 ? [...locals, ...calls] : calls),
+        ...indent(calls),
         '  return tag === 0 ? p : closeWide(w, p, at, width, from, added, unit);',
       ];
       const partFunctions = parts.length === 1 ? [] : parts.flatMap((part, k) => [
-        `function part${k}(m, w, p, q) {`, ...indent([...locals, ...part]), '  return p;', '}',
+        `function part${k}(m, w, p, q) {`, ...indent(part), '  return p;', '}',
       ]);
       const body = [...partFunctions, ...frame].join('\n');
       const lines = [

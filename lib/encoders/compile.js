@@ -138,9 +138,19 @@ function compiler(protobuf, rules, failed) {
   const code = generator(protobuf, rules);
   /**
    * The units of the Types this copy's compiler has seen (weakly: a Root the app drops goes), for
-   * `counts`.
+   * `counts`; the references to units gone are dropped whenever the set has doubled since.
    */
   const seen = new Set();
+  let pruneAt = 1024;
+
+  /**
+   * Drops the references to units gone.
+   * @returns {undefined}
+   */
+  function prune() {
+    for (const ref of seen) if (ref.deref() === undefined) seen.delete(ref);
+    pruneAt = Math.max(1024, 2 * seen.size);
+  }
 
   /**
    * The unit of `type` (new, and its function a stub, if it has none):
@@ -170,6 +180,7 @@ function compiler(protobuf, rules, failed) {
       unit.write = lazy(unit);
       unitsByType.set(type, unit);
       seen.add(new WeakRef(unit));
+      if (seen.size >= pruneAt) prune();
     }
     return unit;
   }
@@ -372,12 +383,10 @@ return function ${name}(m, w, q) {
      */
     counts() {
       const counts = { compiled: 0, cold: 0, kept: [] };
+      prune();
       for (const ref of seen) {
         const unit = ref.deref();
-        if (unit === undefined) {
-          seen.delete(ref);
-          continue;
-        }
+        if (unit === undefined) continue;
         const tier = tierOf(unit.type);
         if (tier === 'kept') counts.kept.push(unit.type.fullName.replace(/^\./, ''));
         else if (tier === 'compiled') counts.compiled++;
