@@ -81,8 +81,11 @@ function managers(registry, cache) {
       // its packages are seconds old, younger than yarn's age gate for new releases.
       name: `yarn ${YARN}`, bin: yarnBin(), command: 'yarn add protobufjs-rustwriter',
       files: {
+        // Its global folder too is the run's own: yarn keeps the registry's metadata there by host, without the
+        // port, and would take an earlier run's tarball URLs (another port of 127.0.0.1) for this registry's.
         '.yarnrc.yml': [`npmRegistryServer: "${registry.url.replace(/\/$/, '')}"`, 'unsafeHttpWhitelist: ["127.0.0.1"]',
-          'npmMinimalAgeGate: 0', 'enableTelemetry: false', 'enableGlobalCache: false', ''].join('\n'),
+          'npmMinimalAgeGate: 0', 'enableTelemetry: false', 'enableGlobalCache: false',
+          `globalFolder: ${JSON.stringify(path.join(cache, 'yarn'))}`, ''].join('\n'),
       },
       run: ['yarn node program.js'],
       installed: (dir) => fs.readdirSync(path.join(dir, '.yarn', 'cache')).map((file) => file.replace(/-npm-.*$/, '')),
