@@ -7,17 +7,22 @@
  * its own. V8 inlines only so much into one function (~920 bytes of bytecode), so calls of helpers
  * are not inlined where a message has more than a few fields; spelled out, the ~80-byte message took
  * 0.86x the time it took with one call a field, the vector tile 0.85x, its short packed fields
- * spelled out too (`node bench/probes/ab.js`). 64-bit values and `bytes` stay calls: their helpers
- * do more than the call costs. Each statement here does exactly what its helper does, in the same
- * order; the differential tests run both forms (test/helpers.js PATHS, fuzz/paths.js).
+ * spelled out too (`node bench/probes/ab.js`); 64-bit values spelled out too, the tile took 0.975x
+ * again (its decoded features' ids are `Long`s). A string's ASCII loop is a small function V8
+ * inlines (`ascii`): spelled out, no faster. `bytes` stays a call: its helper does more than the
+ * call costs. Each statement here does exactly what its helper does, in the same order; the
+ * differential tests run both forms (test/helpers.js PATHS, fuzz/paths.js).
  */
 
 const { UTF8_LOOP_MAX } = require('../writer/bytes');
 
 /** The most bytes a scalar's value takes. */
-const MAX_BYTES = { double: 8, float: 4, int32: 10, uint32: 5, sint32: 5, fixed32: 4, sfixed32: 4, bool: 1 };
+const MAX_BYTES = {
+  double: 8, float: 4, int32: 10, uint32: 5, sint32: 5, fixed32: 4, sfixed32: 4, bool: 1,
+  int64: 10, uint64: 10, sint64: 10, fixed64: 8, sfixed64: 8,
+};
 
-/** The types whose helper `valueCode` spells out (64-bit ones and `bytes` stay calls of their helper). */
+/** The types whose helper `valueCode` spells out (`bytes` stays a call of its helper). */
 const SPELLED = new Set([...Object.keys(MAX_BYTES), 'string']);
 
 /** The locals the spelled-out statements use, and the statement that reloads them after a call
@@ -63,6 +68,27 @@ function room(n) {
 
 /** The statements that write `x`, a uint32, as a varint at `p` (lib/writer/varint.js `putVarint32`). */
 const VARINT_LOOP = 'while (x > 127) { buf[p++] = (x & 127) | 128; x >>>= 7; } buf[p++] = x;';
+/** The statements that write `hi:lo`, unsigned words, as a varint at `p` (`putVarint64`: a call
+ * would also box each word of 2^31 or more into a heap number). */
+const VARINT64_LOOP = 'while (hi) { buf[p++] = (lo & 127) | 128; lo = ((lo >>> 7) | (hi << 25)) >>> 0; hi >>>= 7; } '
+  + VARINT_LOOP.replace(/\bx\b/g, 'lo');
+
+/**
+ * The statements that run `use` with `lo` and `hi`, the two's-complement words of 64-bit value `v`:
+ * runtime.js `words`. Spelled out, its `instanceof String` has this field's feedback, where the
+ * helper's sees every 64-bit field's values (on the vector tile's decoded feature ids a shared
+ * `longBits` took 7% of the samples).
+ * @param {string} v Expression of the value, evaluated at will (a local)
+ * @param {string} use Statements that read and may change `lo` and `hi`, int32 words
+ * @returns {string} Code
+ */
+function withWords(v, use) {
+  return `{ let lo, hi; if (typeof ${v} === "object" && ${v} !== null) { `
+    + `if (${v} instanceof String) { decimalBits(${v}); lo = BITS[0]; hi = BITS[1]; } `
+    + `else if (${v}.low || ${v}.high) { lo = ${v}.low | 0; hi = ${v}.high | 0; } else { lo = 0; hi = 0; } } `
+    + `else { longBits(${v}); lo = BITS[0]; hi = BITS[1]; } ${use} }`;
+}
+
 /**
  * The statements that write scalar `v` of `type` at `p`, which has room for it.
  * @param {string} type Scalar type (an enum is `int32`; not a 64-bit one)
@@ -78,6 +104,9 @@ function writeScalar(type, v) {
     case 'fixed32': case 'sfixed32': return `p = putFixed32(buf, p, ${v} >>> 0);`;
     case 'float': return `p = putFloat(buf, p, +${v});`;
     case 'double': return `p = putDouble(buf, p, ${v});`;
+    case 'uint64': case 'int64': return withWords(v, `lo >>>= 0; hi >>>= 0; ${VARINT64_LOOP}`);
+    case 'sint64': return withWords(v, 'p = putZigzag64(buf, p, lo, hi);');
+    case 'fixed64': case 'sfixed64': return withWords(v, 'p = putFixed32(buf, p, lo); p = putFixed32(buf, p, hi);');
     default: throw new Error(`protobufjs-rustwriter: no scalar writer for ${type}`);
   }
 }
@@ -144,7 +173,7 @@ function packedCode(type, value, tag) {
 }
 
 /** What the statements here call, from runtime.js. */
-const HELPERS = ['heldBuffer', 'heldEnd', 'heldStart', 'growHeld', 'widen', 'via', 'ascii', 'putVarint32',
+const HELPERS = ['BITS', 'longBits', 'decimalBits', 'putZigzag64', 'heldBuffer', 'heldEnd', 'heldStart', 'growHeld', 'widen', 'via', 'ascii', 'putVarint32',
   'putNegativeInt32', 'putFixed32', 'putFloat', 'putDouble', 'longPacked', 'shortVarints', 'SHORT', 'BULK_FLOATS_MIN', 'loops'];
 
 module.exports = { LOCALS, RELOAD, HELPERS, SPELLED, valueCode, packedCode, room, writeTag };

@@ -549,8 +549,8 @@ module.exports = {
   hasRegion: region.hasRegion, beginHeld: region.beginHeld, positionOf: region.positionOf, endHeld: region.endHeld,
   heldBuffer, heldEnd, heldStart, growHeld, mark, addedMark, via, abort,
   // What lib/encoders/inline.js's statements call.
-  widen, ascii, putVarint32, putNegativeInt32, putFixed32, putFloat, putDouble, longPacked, shortVarints, SHORT,
-  BULK_FLOATS_MIN, loops,
+  widen, ascii, BITS, longBits, decimalBits, putZigzag64, putVarint32, putNegativeInt32, putFixed32, putFloat,
+  putDouble, longPacked, shortVarints, SHORT, BULK_FLOATS_MIN, loops,
   uint32, int32, sint32, bool, fixed32, float, double, uint64, sint64, fixed64, string, bytes,
   open, close, openWide, closeWide, nestedVia, group, unknowns, packed,
 };
