@@ -91,7 +91,7 @@ function withWords(v, use) {
 
 /**
  * The statements that write scalar `v` of `type` at `p`, which has room for it.
- * @param {string} type Scalar type (an enum is `int32`; not a 64-bit one)
+ * @param {string} type Scalar type (an enum is `int32`)
  * @param {string} v Expression of the value, evaluated once (a local)
  * @returns {string} Code
  */
@@ -112,9 +112,9 @@ function writeScalar(type, v) {
 }
 
 /**
- * The statements that write `value`, a 32-bit scalar, a `double`, a `float`, a `bool` or a string of
- * `type`, with its tag: runtime.js's helper of that type spelled out (a string's ASCII path, which
- * `ascii` takes, V8 inlining it; other strings through the helper).
+ * The statements that write `value`, a scalar or a string of `type`, with its tag: runtime.js's
+ * helper of that type spelled out (a string's ASCII path, which `ascii` takes, V8 inlining it; other
+ * strings through the helper).
  * @param {string} type Type (not `bytes`)
  * @param {string} value Expression of the value (evaluated once, after the tag is written, as
  * protobufjs's `w.uint32(tag).<type>(value)` evaluates it)
