@@ -308,6 +308,20 @@ function truncate(w, from, addedThen) {
 }
 
 /**
+ * Moves the entries recorded since the writer had `from` entry words by `delta` bytes, with the
+ * bytes they stand in (a held write that rotated a stretch of its bytes: lib/serializers/runtime.js
+ * `rotate`, which keeps the entries in the order of `AT`).
+ * @param {RustWriter} w Writer
+ * @param {number} from Entry words before them
+ * @param {number} delta Bytes (negative: towards the start)
+ * @returns {undefined}
+ */
+function shift(w, from, delta) {
+  const entries = w._entries;
+  for (let e = from; e < w._entryEnd; e += ENTRY_WORDS) entries[e + AT] += delta;
+}
+
+/**
  * `ldelim()` with no fork open, when entries exist: a PREFIX entry before them all (rather than
  * moving them) for the `bytes` written so far.
  * @param {RustWriter} w Writer
@@ -414,5 +428,5 @@ module.exports = {
   ENTRY_WORDS, AT, KIND, OPEN, FIXUP, PREFIX, RUN, REF, SPAN_BYTES, SPAN_END, KEPT, RUN_OF, REF_BYTES,
   KEPT_ARRAY, KEPT_COUNT, KEPT_LENGTH, NO_ENTRIES,
   pushFork, popFork, dropFork, fixup, delimit, fixupBefore, truncate, prefixEntries, run, ref, init, clear, drop,
-  mark, addedMark, closeSection,
+  mark, addedMark, closeSection, shift,
 };
