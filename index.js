@@ -18,7 +18,7 @@ const { status } = require('./lib/integration/status');
 const settings = require('./lib/writer/settings');
 const { callsMade } = require('./lib/writer/native');
 const { isCompiled, tierOf, whyKept } = require('./lib/encoders/compile');
-const { whySlow } = require('./lib/serializers/compile');
+const { whySlow, serializerTier } = require('./lib/serializers/compile');
 
 module.exports = {
   RustWriter, install, uninstall, status, serializer,
@@ -26,5 +26,5 @@ module.exports = {
   // native calls made so far, whether a Type's `encode` is a compiled encoder, and why a Type keeps
   // protobufjs's encoder.
   _protocol: require('./protocol.json'),
-  _testing: { configure: settings.configure, nativeCalls: callsMade, isCompiled, tierOf, whyKept, whySlow },
+  _testing: { configure: settings.configure, nativeCalls: callsMade, isCompiled, tierOf, whyKept, whySlow, serializerTier },
 };

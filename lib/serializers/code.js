@@ -227,12 +227,11 @@ function generator(protobuf, enc, obj) {
    * @param {object} f Facts
    * @param {string} h Value
    * @param {string} s Whether set
-   * @param {Scope} scope Scope
    * @returns {string} Code
    */
-  function emitSingular(f, h, s, scope) {
+  function emitSingular(f, h, s) {
     const cond = presence(f, h, s);
-    if (cond === null) return writeScalar(f, `(${s} ? ${h} : ${scope.defaults()}${f.prop})`, f.tag);
+    if (cond === null) return writeScalar(f, `(${s} ? ${h} : unit.D0${f.prop})`, f.tag);
     const implicitBytes = f.type === 'bytes' && enc.presence !== 'whenSet' && !f.field.hasPresence;
     return `if (${cond}) ${writeScalar(f, h, f.tag, implicitBytes)}`;
   }
@@ -283,6 +282,30 @@ function generator(protobuf, enc, obj) {
       ? `p = messageEntry(w, p, ${entryTag}, ${WRITER_OF[field.keyType]}, ${keyTag}, ${key}, ${f.unit}, ${m}[key], q + 1);`
       : `p = entry(w, p, ${entryTag}, ${WRITER_OF[field.keyType]}, ${keyTag}, ${key}, ${f.type === 'bytes' ? 'srt.bytes' : WRITER_OF[f.type]}, ${16 | f.wireType}, ${m}[key]);`;
     return [`for (let keys = Object.keys(${m}), j = 0; j < keys.length; ++j) { const key = keys[j]; ${value} }`];
+  }
+
+  /**
+   * The encoder's writing of a field from `m`, an object holding what fromObject assigned (its own
+   * properties; messages made by their Types' own `fromObject`).
+   * @param {object} f Facts
+   * @param {string} m The object
+   * @returns {string[]} Lines
+   */
+  function emitFrom(f, m) {
+    const { field } = f;
+    const v = `${m}${f.prop}`;
+    const own = `Object.prototype.hasOwnProperty.call(${m}, ${f.name})`;
+    if (field.map) return [`if (${v}) {`, ...indent(emitMap(f, v)), '}'];
+    if (field.repeated && f.message !== null) {
+      return [`if (${v}) for (let j = 0; j < ${v}.length; ++j) p = element(${f.unit}, ${v}[j], w, p, q + 1, ${f.tag}, ${f.end});`];
+    }
+    if (field.repeated) return [`if (${v}) { ${emitArray(f, v)} }`];
+    if (f.message !== null) {
+      return field.required && !field.optional
+        ? [`p = element(${f.unit}, ${own} ? ${v} : unit.D0${f.prop}, w, p, q + 1, ${f.tag}, ${f.end});`]
+        : [`if (${own}) p = element(${f.unit}, ${v}, w, p, q + 1, ${f.tag}, ${f.end});`];
+    }
+    return [emitSingular(f, v, own)];
   }
 
   /**
@@ -434,13 +457,13 @@ function generator(protobuf, enc, obj) {
     if (f.message !== null) {
       const lines = [`if (${D} != null) {`, `  if (!util.isObject(${D})) throw TypeError(${f.objectExpected});`, `  ${nested(f, D)}`, '}'];
       if (field.required && !field.optional) {
-        lines[lines.length - 1] = `} else p = element(${f.unit}, ${scope.defaults()}${f.prop}, w, p, q + 1, ${f.tag}, ${f.end});`;
+        lines[lines.length - 1] = `} else p = element(${f.unit}, unit.D0${f.prop}, w, p, q + 1, ${f.tag}, ${f.end});`;
       }
       return lines;
     }
     return [
       `{ let h, s = false; ${singularChecks(f, convertValue(f, D, (x) => `h = ${x}; s = true;`), scope)}`,
-      `  ${emitSingular(f, 'h', 's', scope)} }`,
+      `  ${emitSingular(f, 'h', 's')} }`,
     ];
   }
 
@@ -456,9 +479,9 @@ function generator(protobuf, enc, obj) {
 
   /**
    * @typedef {object} Scope What a function's code refers to: `child(type)` the local of a nested
-   * Type's serializer unit, `constant(value)` the local of a value, `defaults()` the local of the
-   * object whose properties are the Type's defaults (its constructor's prototype's), and the
-   * position of the field being generated.
+   * Type's serializer unit, `constant(value)` the local of a value, and the position of the field
+   * being generated. `unit.D0` is the object whose properties are the Type's defaults (its
+   * constructor's prototype's: what the encoder reads of a field fromObject did not set).
    */
 
   /**
@@ -484,9 +507,6 @@ function generator(protobuf, enc, obj) {
         let k = constants.indexOf(value);
         if (k < 0) k = constants.push(value) - 1;
         return `K${k}`;
-      },
-      defaults() {
-        return 'unit.D0';
       },
     };
     const header = () => [
@@ -581,7 +601,9 @@ function generator(protobuf, enc, obj) {
           '  try {',
           ...indent(body, '    '),
           '  } catch (err) {',
-          '    if (err instanceof Deferred) unit.rest(d, q, k, i, ks);',
+          // The first error writing would meet in field number order: this one, unless a field read
+          // after it with a lower number would meet one.
+          `    if (err instanceof Deferred) { const m = unit.rest(d, q, k, i, ks);${movable.size > 0 ? ' const e = unit.lower(m, k, q); if (e !== null) throw new Deferred(e);' : ''} }`,
           '    throw err;',
           '  }',
         ] : indent(body)),
@@ -594,10 +616,14 @@ function generator(protobuf, enc, obj) {
     /**
      * The source of a Type's conversions after a writing error, and of its maps whose keys are not in
      * the order of an object's (`canonical`): for `new Function('rt', 'srt', 'util', 'unit', 'units',
-     * 'constants', source)`, which returns `{ rest(d, q, k, i, ks), exotic(k, d, w, p, q, ks) }`.
+     * 'constants', source)`, which returns `{ rest(d, q, k, i, ks), exotic(k, d, w, p, q, ks),
+     * lower(m, k, q) }`.
      * `rest` runs what fromObject converts after field `k` (of its elements, those after `i`, if `i`
-     * is not -1), making no message but by the nested Types' own `fromObject`; `exotic` converts map
-     * field `k` (its keys `ks` read) into an object as fromObject does and writes its entries.
+     * is not -1), making no message but by the nested Types' own `fromObject`, into an object it
+     * returns; `lower(m, k, q)` writes what `rest` returned of the fields read after field `k` with
+     * a lower number, in a writer of its own, and returns the first error (or null); `exotic`
+     * converts map field `k` (its keys `ks` read) into an object as fromObject does and writes its
+     * entries.
      * @param {object} type Type
      * @param {function(object): object} unitOf The serializer unit of a nested Type
      * @param {number} id The functions' number
@@ -605,10 +631,11 @@ function generator(protobuf, enc, obj) {
      */
     restSource(type, unitOf, id) {
       const { scope, units, constants, header } = newScope(unitOf);
-      const { fields } = plan(type);
+      const { fields, before } = plan(type);
       const all = fields.map((field) => facts(field, scope));
       const rest = [];
       const exotic = [];
+      const lower = [];
       all.forEach((f, j) => {
         scope.position = j;
         rest.push(`if (k < ${j}) {`, ...indent(convertInto(f, `m${f.prop}`, '', scope)), '}');
@@ -619,21 +646,42 @@ function generator(protobuf, enc, obj) {
             ...indent(convert.slice(2, -2)), // the object and the loop, with `ks` as read
             ...indent(emitMap(f, `m${f.prop}`)), '  return p;', '}');
         }
+        // The fields read after this one with a lower number, in number order.
+        const after = all.map((g, k) => k).filter((k) => before[k].includes(j))
+          .sort((k1, k2) => fields[k1].id - fields[k2].id);
+        if (after.length > 0) {
+          lower.push(`case ${j}: {`, '  const s = scratch(); w = s.w; p = s.p;',
+            ...indent(after.flatMap((k) => emitFrom(all[k], 'm'))), '  break;', '}');
+        }
       });
       const name = type.name.replace(/\W/g, '_');
       const source = [
         ...header(),
+        'const { unwrap } = srt;',
         `// ${type.fullName}: protobufjs ${obj.converter} fromObject, ${enc.encoder} encoder (protobufjs-rustwriter serializer ${id}, rest)`,
         'return {',
         `  rest: function rest_${name}_${id}(d, q, k, i, ks) {`,
         '    const m = {};',
         ...indent(rest, '    '),
+        '    return m;',
         '  },',
         `  exotic: function exotic_${name}_${id}(k, d, w, p, q, ks) {`,
         '    switch (k) {',
         ...indent(exotic, '      '),
         '      default: throw new Error("protobufjs-rustwriter: no map field at " + k);',
         '    }',
+        '  },',
+        `  lower: function lower_${name}_${id}(m, k, q) {`,
+        '    let w = null, p = 0;',
+        '    try {',
+        '      switch (k) {',
+        ...indent(lower, '        '),
+        '        default:',
+        '      }',
+        '    } catch (err) {',
+        '      return unwrap(err);',
+        '    }',
+        '    return null;',
         '  },',
         '};',
       ].join('\n');

@@ -52,6 +52,18 @@ function whySlow(type) {
 }
 
 /**
+ * @param {object} type A Type
+ * @returns {'compiled'|'slow'|'cold'|null} Whether compiled code writes its messages now, or its
+ * own fromObject and encode (`whySlow`), or neither yet; null for a Type without a unit
+ */
+function serializerTier(type) {
+  const unit = unitsByType.get(type);
+  if (unit === undefined) return null;
+  if (unit.compiledFrom !== null && unit.compiledFrom === type.fromObject) return 'compiled';
+  return unit.tried && unit.why !== null ? 'slow' : 'cold';
+}
+
+/**
  * The serializer compiler of one protobufjs copy.
  * @param {object} protobuf The protobufjs module
  * @param {import('../encoders/rules').Rules} encoderRules Its encoder's rules
@@ -81,7 +93,7 @@ function serializerCompiler(protobuf, encoderRules, fromObjectRules, failed) {
         compiler: self, type, liveCtor: live,
         ser: null, compiledFrom: null, okEncode: null, C: null, D0: null, fields: null, moved: 0,
         standardFrom: null, setupCtor: null, why: 'not set up since the install', keptFields: null, keptFrom: null,
-        rest: null, exotic: null, other: null, calls: 0, entry: null, run: null, tried: false,
+        rest: null, exotic: null, lower: null, other: null, calls: 0, entry: null, run: null, tried: false,
       };
       unit.ser = function ser_lazy(d, w, p, q, tag) {
         return compileUnit(unit) ? unit.ser(d, w, p, q, tag) : srt.slow(unit, d, w, p, q, tag);
@@ -111,6 +123,10 @@ function serializerCompiler(protobuf, encoderRules, fromObjectRules, failed) {
       compileMore(unit);
       return unit.exotic(k, d, w, p, q, ks);
     };
+    unit.lower = function lower_lazy(m, k, q) {
+      compileMore(unit);
+      return unit.lower(m, k, q);
+    };
   }
 
   /**
@@ -124,6 +140,7 @@ function serializerCompiler(protobuf, encoderRules, fromObjectRules, failed) {
     const fns = new Function('rt', 'srt', 'util', 'unit', 'units', 'constants', source)(rt, srt, util, unit, units, constants);
     unit.rest = fns.rest;
     unit.exotic = fns.exotic;
+    unit.lower = fns.lower;
   }
 
   /**
@@ -329,4 +346,4 @@ return function ${name}(obj) {
   return self;
 }
 
-module.exports = { serializerCompiler, whySlow, UNIT_MAX };
+module.exports = { serializerCompiler, whySlow, serializerTier, UNIT_MAX };
