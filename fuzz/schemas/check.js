@@ -321,12 +321,13 @@ function serializeForm(env, desc, root, isRef, form, i) {
   const s = { ...side(false, root, protobuf, (line) => out.log.push(line), GONE.get(root)), passedRef: isRef };
   const T = s.type(desc.messages[i].type);
   out.phase = 'build';
-  if (!isRef) {
-    try {
-      env.serializer(T)(materialize(value, { ...side(false, root, protobuf, () => {}, GONE.get(root)), passedRef: false }, 'm', false));
-    } catch {
-      // the compared call must throw the same
-    }
+  // One call before, on each side alike (the first call after a schema change sets Types up again).
+  try {
+    const warm = materialize(value, { ...side(false, root, protobuf, () => {}, GONE.get(root)), passedRef: isRef }, 'm', false);
+    if (isRef) T.encode(T.fromObject(warm), new RefWriter()).finish();
+    else env.serializer(T)(warm);
+  } catch {
+    // the compared call must throw the same
   }
   let m;
   try {
@@ -336,6 +337,14 @@ function serializeForm(env, desc, root, isRef, form, i) {
     out.message = err && err.message;
     return out;
   }
+  // protobufjs's fromObject makes `bytes` from base64 in `util.newBuffer`'s memory, which it may fill
+  // only in part (a getter whose reads give other values): both sides get it zeroed.
+  const newBuffer = protobuf.util.newBuffer;
+  protobuf.util.newBuffer = function newBuffer_zeroed(size) {
+    const buf = newBuffer.apply(this, arguments);
+    if (typeof size === 'number' && buf && typeof buf.fill === 'function') buf.fill(0);
+    return buf;
+  };
   try {
     let result;
     if (isRef) {
@@ -355,6 +364,8 @@ function serializeForm(env, desc, root, isRef, form, i) {
   } catch (err) {
     out.threw = className(err);
     out.message = err && err.message;
+  } finally {
+    protobuf.util.newBuffer = newBuffer;
   }
   return out;
 }

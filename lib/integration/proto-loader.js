@@ -37,8 +37,28 @@ const ENTRY = /[\\/]@grpc[\\/]proto-loader[\\/]build[\\/]src[\\/]index\.js$/;
 /** Every proto-loader copy seen, by its exports object, in the order seen. */
 const LOADERS = new Map();
 
-/** While an entry point of a hooked copy runs synchronously: the Roots it resolved. */
-let capture = null;
+/**
+ * While an entry point of a hooked copy runs synchronously, the Roots it resolves:
+ * `{ current: { roots } | null }`, one per process (every copy of this package shares it through a
+ * registered symbol), so that a `Root#resolveAll` wrapped by one copy notes Roots for another's.
+ */
+const CAPTURE = Symbol.for('protobufjs-rustwriter.protoLoaderCapture');
+const capture = sharedCapture();
+
+/**
+ * @returns {{current: {roots: object[]}|null}} The process's capture slot
+ */
+function sharedCapture() {
+  const shared = globalThis[CAPTURE];
+  if (shared !== null && typeof shared === 'object' && 'current' in shared) return shared;
+  const own = { current: null };
+  try {
+    Object.defineProperty(globalThis, CAPTURE, { value: own });
+  } catch {
+    // a global object that takes no new property: this copy's own slot
+  }
+  return own;
+}
 
 /**
  * The package directory of a proto-loader copy and its version.
@@ -66,13 +86,37 @@ function loaded(file) {
 }
 
 /**
+ * The modules a proto-loader copy's build/src/index.js required: its build/src/util.js and its
+ * protobufjs (the module object its `require("protobufjs")` returned), from the module's children,
+ * else as its directory resolves them.
+ * @param {object|undefined} module Its module
+ * @param {string} dir Its package directory
+ * @returns {{util: object|undefined, Protobuf: object|undefined}} Their exports
+ */
+function dependencies(module, dir) {
+  const children = module && Array.isArray(module.children) ? module.children : [];
+  const utilChild = children.find((c) => /[\\/]build[\\/]src[\\/]util\.js$/.test(c.filename));
+  const protobufChild = children.find((c) => c.exports && typeof c.exports.Root === 'function' && typeof c.exports.Type === 'function');
+  let util = utilChild && utilChild.exports;
+  let Protobuf = protobufChild && protobufChild.exports;
+  try {
+    if (!util) util = loaded(require.resolve(path.join(dir, 'build', 'src', 'util.js')));
+    if (!Protobuf) Protobuf = loaded(require.resolve('protobufjs', { paths: [dir] }));
+  } catch {
+    // not found: the caller says so
+  }
+  return { util, Protobuf };
+}
+
+/**
  * Hooks the proto-loader copy whose build/src/index.js is `filename`, once: its entry points hand
  * out compiled serializers from now on. Off under `PROTOBUFJS_RUSTWRITER_SERIALIZERS=0`.
  * @param {object} exports Its exports
  * @param {string} filename Its file
+ * @param {object} [module] Its module (else found in `require.cache`)
  * @returns {undefined}
  */
-function hookProtoLoader(exports, filename) {
+function hookProtoLoader(exports, filename, module) {
   if (exports === null || typeof exports !== 'object' || LOADERS.has(exports)) return;
   const { dir, version } = packageOf(filename);
   const copy = { version, path: dir, hooked: false, why: null, definitions: 0, methods: 0, missed: 0 };
@@ -81,21 +125,15 @@ function hookProtoLoader(exports, filename) {
     copy.why = `${SERIALIZERS}=0`;
     return;
   }
+  if (Object.prototype.hasOwnProperty.call(exports, HOOKED)) {
+    copy.why = 'hooked by another copy of protobufjs-rustwriter in the process';
+    return;
+  }
   if (version === null || !VERSIONS.test(version)) {
     copy.why = `@grpc/proto-loader ${version || '(version unknown)'} is not a version the hook knows (0.7.0 to 0.8.1)`;
     return;
   }
-  let utilFile;
-  let protobufFile;
-  try {
-    utilFile = require.resolve(path.join(dir, 'build', 'src', 'util.js'));
-    protobufFile = require.resolve('protobufjs', { paths: [dir] });
-  } catch (err) {
-    copy.why = `its modules could not be found: ${err.message}`;
-    return;
-  }
-  const util = loaded(utilFile);
-  const Protobuf = loaded(protobufFile);
+  const { util, Protobuf } = dependencies(module || require.cache[filename], dir);
   if (!util || typeof util.loadProtosWithOptions !== 'function' || typeof util.loadProtosWithOptionsSync !== 'function'
     || !Protobuf || typeof Protobuf.Root !== 'function' || typeof Protobuf.Root.prototype.resolveAll !== 'function') {
     copy.why = 'its build/src/util.js or protobufjs is not as the hook expects';
@@ -106,7 +144,7 @@ function hookProtoLoader(exports, filename) {
     const original = util[name];
     const async = name === 'loadProtosWithOptions';
     util[name] = function loadProtos_rustwriter() {
-      const ctx = capture;
+      const ctx = capture.current;
       const result = original.apply(this, arguments);
       if (ctx === null) return result;
       if (!async) {
@@ -123,14 +161,14 @@ function hookProtoLoader(exports, filename) {
     const original = exports[name];
     if (typeof original !== 'function') continue;
     exports[name] = function protoLoader_rustwriter() {
-      const saved = capture;
+      const saved = capture.current;
       const ctx = { roots: [] };
-      capture = ctx;
+      capture.current = ctx;
       let result;
       try {
         result = original.apply(this, arguments);
       } finally {
-        capture = saved;
+        capture.current = saved;
       }
       if (name !== 'load') return patch(result, ctx.roots, Protobuf, copy);
       return result.then((definition) => patch(definition, ctx.roots, Protobuf, copy));
@@ -150,7 +188,7 @@ function wrapResolveAll(Root) {
   const original = Root.prototype.resolveAll;
   if (Object.prototype.hasOwnProperty.call(original, HOOKED)) return;
   const resolveAll_rustwriter = function resolveAll_rustwriter() {
-    if (capture !== null) capture.roots.push(this);
+    if (capture.current !== null) capture.current.roots.push(this);
     return original.apply(this, arguments);
   };
   Object.defineProperty(resolveAll_rustwriter, HOOKED, { value: original });
@@ -244,7 +282,9 @@ function patch(definition, roots, Protobuf, copy) {
 function hookLoadedProtoLoaders() {
   for (const id of Object.keys(require.cache)) {
     const cached = require.cache[id];
-    if (cached && cached.loaded && ENTRY.test(cached.filename)) hookProtoLoader(cached.exports, cached.filename);
+    if (cached && cached.loaded && ENTRY.test(cached.filename)) {
+      hookProtoLoader(cached.exports, cached.filename, cached);
+    }
   }
 }
 

@@ -64,7 +64,7 @@ function wrap(holder, name, loaded) {
     const result = original.apply(this, arguments);
     const { filename, module } = loaded(this, arguments);
     if (ENTRY.test(filename)) consider(filename, module.exports);
-    else if (protoLoader.ENTRY.test(filename)) protoLoader.hookProtoLoader(module.exports, filename);
+    else if (protoLoader.ENTRY.test(filename)) protoLoader.hookProtoLoader(module.exports, filename, module);
     return result;
   };
   Object.defineProperty(hooked, HOOKED, { value: true });

@@ -404,10 +404,14 @@ function generator(protobuf, enc, obj) {
           'p = close(w, p, at, from, added);',
         ];
       } else {
+        // The entry spelled out: entry()'s calls through its arguments see every map's types.
         const writeValue = f.type === 'bytes' ? 'srt.bytes' : WRITER_OF[f.type];
         body = [
           `let h, s = false; ${convertValue(f, `${D}[ks[i]]`, (x) => `h = ${x}; s = true;`)}`,
-          `if (s || ks[i] === "__proto__") p = entry(w, p, ${entryTag}, ${writeKey}, ${keyTag}, ${key}, ${writeValue}, ${16 | f.wireType}, h);`,
+          'if (s || ks[i] === "__proto__") {',
+          `  p = open(w, p, ${entryTag}); const at = p - 1 - heldStart(w), from = mark(w), added = addedMark(w);`,
+          `  p = ${writeKey}(w, p, ${keyTag}, ${key}); p = ${writeValue}(w, p, ${16 | f.wireType}, h); p = close(w, p, at, from, added);`,
+          '}',
         ];
       }
       return [
@@ -579,7 +583,8 @@ function generator(protobuf, enc, obj) {
         `if ((unit.type.fromObject !== unit.compiledFrom || unit.type.encode !== unit.okEncode${obj.ctor === 'live' ? ' || C !== unit.C' : ''}) && !ready(unit)) return unit.other(d, w, p, q, tag);`,
         `if (d instanceof ${ctor}) return instance(unit, d, w, p, q, tag);`,
       ];
-      if (fields.length === 0 && obj.emptyFirst) preamble.push(emptySection);
+      // protobufjs 7's fromObject makes an empty message before checking the depth; its encoder checks it.
+      if (fields.length === 0 && obj.emptyFirst) preamble.push('if (q > util.recursionLimit) throw new Deferred(Error("max depth exceeded"));', emptySection);
       preamble.push(
         `if (!util.isObject(d)) throw TypeError(${fullName});`,
         `if (q > util.recursionLimit) throw Error(${JSON.stringify(obj.depthMessage)});`,
