@@ -73,12 +73,14 @@ function hookConstructors(protobuf, compiler) {
     const gen = generate.apply(this, arguments);
     if (typeof gen !== 'function') return gen;
     // protobufjs's ctor getter calls the codegen with no argument: that call returns the constructor.
-    const builder = function generateConstructor_build() {
-      const made = gen.apply(this, arguments);
-      if (arguments.length === 0 && typeof made === 'function' && made !== gen) compiler.noteConstructor(made, mtype);
-      return made;
-    };
-    return Object.assign(builder, gen);
+    // A Proxy, so that the codegen's own properties (its source, for pbjs) stay as they are.
+    return new Proxy(gen, {
+      apply(target, self, args) {
+        const made = Reflect.apply(target, self, args);
+        if (args.length === 0 && typeof made === 'function' && made !== target) compiler.noteConstructor(made, mtype);
+        return made;
+      },
+    });
   };
   Object.defineProperty(generateConstructor_rustwriter, GENERATE, { value: generate });
   Type.generateConstructor = generateConstructor_rustwriter;

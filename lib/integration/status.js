@@ -58,8 +58,10 @@ function formatStatus(s) {
     const how = [
       c.compiled ? `compiled encoders (Types: ${tiers})` : null,
       c.whyNotCompiled !== null ? `compiled encoders off: ${c.whyNotCompiled}` : null,
-      c.serializers ? `compiled serializers (${serialized.serializers} handed out, Types compiled: ${serialized.compiled}${slow})` : null,
-      c.whyNoSerializers !== null ? `compiled serializers off: ${c.whyNoSerializers}` : null,
+      // Serializers where some were handed out (an app that serializes no plain objects sees no change).
+      c.serializers && serialized.serializers > 0
+        ? `compiled serializers (${serialized.serializers} handed out, Types compiled: ${serialized.compiled}${slow})` : null,
+      c.whyNoSerializers !== null && /option|=0/.test(c.whyNoSerializers) ? `compiled serializers off: ${c.whyNoSerializers}` : null,
       c.verify > 0 ? `${c.verify * 100}% checked against protobufjs's writer` : null,
     ];
     const writer = c.installed ? ['RustWriter', ...how.filter(Boolean)].join(', ') : 'protobufjs\'s own writer';

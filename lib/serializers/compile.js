@@ -173,6 +173,10 @@ function serializerCompiler(protobuf, encoderRules, fromObjectRules, failed) {
    */
   function compileUnit(unit) {
     const type = unit.type;
+    // Not set up yet (or set up again since: protobufjs 8 drops `fromObject` when the constructor
+    // changes): its `fromObject` is Type#fromObject, which sets it up first and calls what `setup`
+    // made, as here.
+    if (type.fromObject === protobuf.Type.prototype.fromObject) type.setup();
     const fromObject = type.fromObject;
     unit.tried = true;
     if (fromObject === unit.compiledFrom && unit.compiledFrom !== null) return srt.ready(unit);
