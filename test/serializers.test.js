@@ -19,6 +19,8 @@ const firestore = require('../bench/real/firestore');
 const pubsub = require('../bench/real/pubsub');
 const spanner = require('../bench/real/spanner');
 const temporal = require('../bench/real/temporal');
+const { protoLoaderFor, GAX_OPTIONS } = require('../bench/grpc');
+const { spawnSync } = require('child_process');
 
 const VERSIONS = [
   { name: '8.8.1', pkg: 'protobufjs' },
@@ -310,6 +312,95 @@ describe('compiled serializers (serializer(T)(o) against T.encode(T.fromObject(o
         assert.strictEqual(run(v.sub, subH, serializer(subH)), run(v.ref, refH, plain));
       });
     }
+  });
+
+  describe('the @grpc/proto-loader hook', () => {
+    const PROTO = path.join(__dirname, 'fixtures', 'orders-service.proto');
+    const REQUEST = {
+      customer: 'c-1', lines: [{ sku: 'a', quantity: 2, priceCents: '1999' }, { sku: 'b', quantity: 1, priceCents: 5 }],
+      labels: { channel: 'web', '7': 'x' }, token: 'AQID', card: '4242', voucher: { sku: 'v' }, status: 'PAID',
+    };
+    const RECEIPT = { id: 'r-1', totalCents: '4003', status: 1 };
+
+    for (const { name, pkg } of VERSIONS) {
+      it(`hands out compiled serializers from each entry point, proto-loader's own from an unhooked copy, protobufjs ${name}`, async () => {
+        const subCopy = loadCopy(pkg, (pb) => install(pb, { verify: 0 }));
+        const refCopy = loadCopy(pkg);
+        const sub = protoLoaderFor(subCopy, () => install(subCopy.pb, { verify: 0 }));
+        const ref = protoLoaderFor(refCopy);
+        const descriptorSet = (loader, copy) => {
+          const root = copy.pb.loadSync(PROTO).resolveAll();
+          const descriptor = copy.run(() => require(`${pkg}/ext/descriptor`));
+          return { buffer: descriptor.FileDescriptorSet.encode(root.toDescriptor('proto3')).finish(), object: root.toDescriptor('proto3') };
+        };
+        const entryPoints = {
+          fromJSON: (loader, copy) => loader.fromJSON(copy.pb.loadSync(PROTO).toJSON(), { ...GAX_OPTIONS }),
+          loadSync: (loader) => loader.loadSync(PROTO, { ...GAX_OPTIONS }),
+          load: (loader) => loader.load(PROTO, { ...GAX_OPTIONS }),
+          loadFileDescriptorSetFromBuffer: (loader, copy) =>
+            loader.loadFileDescriptorSetFromBuffer(descriptorSet(loader, copy).buffer, { ...GAX_OPTIONS }),
+          loadFileDescriptorSetFromObject: (loader, copy) =>
+            loader.loadFileDescriptorSetFromObject(descriptorSet(loader, copy).object, { ...GAX_OPTIONS }),
+        };
+        for (const [entry, make] of Object.entries(entryPoints)) {
+          const subDef = await make(sub, subCopy);
+          const refDef = await make(ref, refCopy);
+          const subPlace = subDef['orders.Orders'].Place;
+          const refPlace = refDef['orders.Orders'].Place;
+          assert.strictEqual(subPlace.requestSerialize.name, 'serialize_rustwriter', `${entry}: not the hook's serializer`);
+          assert.strictEqual(refPlace.requestSerialize.name, 'serialize', `${entry}: the reference was hooked`);
+          for (let k = 0; k < 3; ++k) { // cold, then compiled
+            const hex = (fn, o) => outcome(() => fn(structuredClone(o)));
+            assert.strictEqual(hex(subPlace.requestSerialize, REQUEST), hex(refPlace.requestSerialize, REQUEST), `${entry}: request`);
+            assert.strictEqual(hex(subPlace.responseSerialize, RECEIPT), hex(refPlace.responseSerialize, RECEIPT), `${entry}: response`);
+            const line = REQUEST.lines[0];
+            assert.strictEqual(hex(subDef['orders.Line'].serialize, line), hex(refDef['orders.Line'].serialize, line));
+            // proto-loader's own check and error for an array, and fromObject's errors.
+            for (const odd of [[REQUEST], { lines: 5 }]) {
+              assert.strictEqual(hex(subPlace.requestSerialize, odd), hex(refPlace.requestSerialize, odd));
+            }
+          }
+          // Deserializers stay proto-loader's (protobufjs 7's descriptors make a map a repeated field: no bytes).
+          const bytes = refPlace.responseSerialize(RECEIPT);
+          assert.deepStrictEqual(subPlace.responseDeserialize(bytes), refPlace.responseDeserialize(bytes));
+        }
+      });
+    }
+
+    /**
+     * Runs a script with the preload, from the repository's root.
+     * @param {object} env More environment
+     * @returns {object} What the script printed (JSON)
+     */
+    function preloaded(env) {
+      const script = `
+        const loader = require('@grpc/proto-loader');
+        const def = loader.loadSync(${JSON.stringify(PROTO)}, { keepCase: false, longs: String, enums: String, defaults: true, oneofs: true });
+        const place = def['orders.Orders'].Place;
+        const out = [];
+        for (let i = 0; i < 20; ++i) out.push(Buffer.from(place.requestSerialize(${JSON.stringify(REQUEST)})).toString('hex'));
+        const { status } = require('protobufjs-rustwriter');
+        const s = status();
+        console.log(JSON.stringify({ name: place.requestSerialize.name, out: [...new Set(out)], loaders: s.protoLoaders, copies: s.copies }));`;
+      const run = spawnSync(process.execPath, ['-r', './register.js', '-e', script], {
+        cwd: path.join(__dirname, '..'), encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '', ...env },
+      });
+      assert.strictEqual(run.status, 0, run.stderr);
+      return JSON.parse(run.stdout.trim().split('\n').pop());
+    }
+
+    it('under the preload, hooks the proto-loader copy as it loads; PROTOBUFJS_RUSTWRITER_SERIALIZERS=0 leaves it alone', () => {
+      const on = preloaded({});
+      const off = preloaded({ PROTOBUFJS_RUSTWRITER_SERIALIZERS: '0' });
+      assert.strictEqual(on.name, 'serialize_rustwriter');
+      assert.strictEqual(off.name, 'serialize');
+      assert.strictEqual(on.out.length, 1);
+      assert.deepStrictEqual(on.out, off.out);
+      assert.deepStrictEqual(on.loaders.map((l) => [l.hooked, l.definitions, l.methods]), [[true, 1, 2]]);
+      assert.deepStrictEqual(off.loaders.map((l) => [l.hooked, l.why]), [[false, 'PROTOBUFJS_RUSTWRITER_SERIALIZERS=0']]);
+      const copy = on.copies.find((c) => c.serializers);
+      assert.ok(copy && copy.serialized.compiled >= 2, JSON.stringify(on.copies));
+    });
   });
 
   describe('tiers and what keeps protobufjs\'s own fromObject and encode', () => {
