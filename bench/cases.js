@@ -226,6 +226,11 @@ const COLD_ALL = [...COLD_8, 'pbjs7', 'rust7'];
  * the preload did before them), on each version.
  */
 const GRPC_CONTENDERS = ['pbjs8', 'pbjs7', 'rust', 'rust7', 'rust-enc', 'rust7-enc'];
+/**
+ * The first-call and memory contenders of the `grpc` group: an app's @grpc/proto-loader on its own
+ * protobufjs (7.6.6), alone and under the preload (bench/cold.js).
+ */
+const COLD_GRPC = ['pbjs7', 'rust7'];
 
 /**
  * The cases, in run order. `group` lets a command line select all variants of a case at once;
@@ -297,17 +302,17 @@ const CASES = [
   },
   {
     id: 'grpc-firestore', group: 'grpc', title: `Firestore commit, ${firestore.WRITES} writes, proto-loader`, type: firestore.TYPE,
-    schema: firestore.schema, build: firestore.build, mode: 'grpc', contenders: GRPC_CONTENDERS,
+    schema: firestore.schema, build: firestore.build, mode: 'grpc', contenders: GRPC_CONTENDERS, cold: COLD_GRPC,
     grpc: { service: 'google.firestore.v1.Firestore', method: 'Commit' },
   },
   {
     id: 'grpc-pubsub', group: 'grpc', title: `Pub/Sub publish, ${pubsub.MESSAGES} messages, proto-loader`, type: pubsub.TYPE,
-    schema: pubsub.schema, build: pubsub.build, mode: 'grpc', contenders: GRPC_CONTENDERS,
+    schema: pubsub.schema, build: pubsub.build, mode: 'grpc', contenders: GRPC_CONTENDERS, cold: COLD_GRPC,
     grpc: { service: pubsub.SERVICE, method: pubsub.METHOD },
   },
   {
     id: 'grpc-spanner', group: 'grpc', title: `Spanner commit, ${spanner.MUTATIONS} mutations, proto-loader`, type: spanner.TYPE,
-    schema: spanner.schema, build: spanner.build, mode: 'grpc', contenders: GRPC_CONTENDERS,
+    schema: spanner.schema, build: spanner.build, mode: 'grpc', contenders: GRPC_CONTENDERS, cold: COLD_GRPC,
     grpc: { service: spanner.SERVICE, method: spanner.METHOD },
   },
 ];

@@ -58,6 +58,17 @@ const REAL_TILE = 'tile-real';
 const REAL_TILE_VS_8 = 1.5;
 const FIRST_RESULT_VS_OWN = 1.2;
 const PEAK_RSS_MB = 15;
+/**
+ * Issue 47, the `grpc` group (@grpc/proto-loader's serializer, bench/grpc.js): RustWriter with compiled
+ * serializers against protobufjs of the same version alone, per case (GRPC_VS_7 for 7.6.6, the copy
+ * proto-loader and google-gax bring; GRPC_VS_8 for 8.8.1); and from a fresh process under the preload
+ * (bench/cold.js), the first serialized result at most GRPC_FIRST_RESULT_VS_OWN times protobufjs's and
+ * peak RSS at most GRPC_PEAK_RSS_MB above it.
+ */
+const GRPC_VS_7 = { 'grpc-firestore': 2.5, 'grpc-pubsub': 4 };
+const GRPC_VS_8 = { 'grpc-firestore': 1.5, 'grpc-pubsub': 1.5 };
+const GRPC_FIRST_RESULT_VS_OWN = 1.1;
+const GRPC_PEAK_RSS_MB = 10;
 /** The preload contenders the first-encode targets apply to, with their protobufjs (bench/cold.js OWN). */
 const COLD_TARGETED = ['rust', 'rust7'];
 
@@ -265,19 +276,21 @@ function coldRows(c) {
     const r = c.cold.ratios[key];
     if (!r) continue;
     const [name, over] = [c.cold.contenders[key].name, c.cold.contenders[r.over].name];
+    const grpc = c.group === 'grpc';
     rows.push(row({
       what: `${c.title}: ${name} vs ${over}, time from process start to the first encoded result (medians; bests in the range)`,
       short: `${c.id} first result, ${key} vs ${r.over}`,
-      threshold: FIRST_RESULT_VS_OWN, atMost: true, value: r.firstResult.median, range: span(r.firstResult),
+      threshold: grpc ? GRPC_FIRST_RESULT_VS_OWN : FIRST_RESULT_VS_OWN,
+      atMost: true, value: r.firstResult.median, range: span(r.firstResult),
       detail: `${r.firstResultDeltaMs.median < 0 ? '−' : '+'}${Math.abs(Math.round(r.firstResultDeltaMs.median))} ms; first encode call alone ` +
         `${r.firstEncode.median.toFixed(2)}x`,
       noise: VERDICTS.coldNoise,
     }));
-    if (!c.wide) continue;
+    if (!c.wide && !grpc) continue;
     rows.push(row({
       what: `${c.title}: ${name} vs ${over}, peak RSS above protobufjs's, MB (medians; bests in the range)`,
       short: `${c.id} peak RSS, ${key} vs ${r.over}`,
-      threshold: PEAK_RSS_MB, atMost: true, value: r.rssPeakMB.median, range: span(r.rssPeakMB), unit: 'MB',
+      threshold: grpc ? GRPC_PEAK_RSS_MB : PEAK_RSS_MB, atMost: true, value: r.rssPeakMB.median, range: span(r.rssPeakMB), unit: 'MB',
       noise: VERDICTS.coldNoise,
     }));
   }
@@ -322,6 +335,12 @@ function evaluateTargets(cases, names, version = process.version) {
     if (c.wide && timedAll(c, ['rust', 'pbjs8'])) targets.push(caseRow(c, 'rust', 'pbjs8', WIDE_VS_8, names, 'a wide schema'));
     if (c.wide && timedAll(c, ['rust', 'rust-api'])) targets.push(caseRow(c, 'rust', 'rust-api', WIDE_VS_API, names, 'a wide schema'));
   }
+  for (const [table, of, over] of [[GRPC_VS_7, 'rust7', 'pbjs7'], [GRPC_VS_8, 'rust', 'pbjs8']]) {
+    for (const [id, threshold] of Object.entries(table)) {
+      const c = byId.get(id);
+      if (c && timedAll(c, [of, over])) targets.push(caseRow(c, of, over, threshold, names, 'gRPC\'s serializer'));
+    }
+  }
   const tile = byId.get(REAL_TILE);
   if (tile && timedAll(tile, ['rust', 'pbjs8'])) targets.push(caseRow(tile, 'rust', 'pbjs8', REAL_TILE_VS_8, names, 'real data'));
   for (const c of byId.values()) if (c.cold && !c.cold.error) targets.push(...coldRows(c));
@@ -333,5 +352,5 @@ function evaluateTargets(cases, names, version = process.version) {
 module.exports = {
   evaluateTargets, geometricMean, ratioRange, targetRow: row, VERDICTS, PUBLISHED_ALLOC, OWN_THREE, EVERYDAY,
   GEOMEAN_VS_8, LEAST_VS_8, GEOMEAN_VS_7, WIDE_VS_8, WIDE_VS_API, REAL_TILE, REAL_TILE_VS_8, FIRST_RESULT_VS_OWN,
-  PEAK_RSS_MB,
+  PEAK_RSS_MB, GRPC_VS_7, GRPC_VS_8, GRPC_FIRST_RESULT_VS_OWN, GRPC_PEAK_RSS_MB,
 };

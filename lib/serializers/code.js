@@ -40,7 +40,7 @@ const LONG = new Set(['int64', 'uint64', 'sint64', 'fixed64', 'sfixed64']);
 /** What generated functions take from lib/encoders/runtime.js. */
 const RT = ['open', 'heldStart', 'mark', 'addedMark', 'packed', ...new Set(Object.values(WRITER_OF))];
 /** And from lib/serializers/runtime.js. */
-const SRT = ['Deferred', 'instance', 'ready', 'arrayLength', 'trailing', 'element', 'canonical', 'repeated',
+const SRT = ['Deferred', 'deferred', 'instance', 'ready', 'arrayLength', 'trailing', 'element', 'canonical', 'repeated',
   'packedElements', 'packedMethod', 'entry', 'messageEntry', 'close', 'place', 'scratch', 'unscratch'];
 
 /**
@@ -219,7 +219,20 @@ function generator(protobuf, enc, obj) {
    */
   function writeScalar(f, value, tag, implicitBytes) {
     if (f.type === 'bytes') return `p = srt.${implicitBytes ? 'bytesIfLength' : 'bytes'}(w, p, ${tag}, ${value});`;
-    return `p = ${WRITER_OF[f.type]}(w, p, ${tag}, ${value});`;
+    const write = `p = ${WRITER_OF[f.type]}(w, p, ${tag}, ${value});`;
+    return rawValue(f) ? `try { ${write} } catch (err) { throw deferred(err); }` : write;
+  }
+
+  /**
+   * Whether fromObject may give a field whatever its last read returned (an enum's unknown number,
+   * a 64-bit number without `util.Long`: `m.f=d.f`, a read of its own, which a getter may answer
+   * with anything, a BigInt too), which the encoder may then reject: writing it is guarded (an error
+   * of writing, deferred).
+   * @param {object} f Facts
+   * @returns {boolean} Whether
+   */
+  function rawValue(f) {
+    return f.isEnum || LONG.has(f.type);
   }
 
   /**
@@ -410,7 +423,9 @@ function generator(protobuf, enc, obj) {
           `let h, s = false; ${convertValue(f, `${D}[ks[i]]`, (x) => `h = ${x}; s = true;`)}`,
           'if (s || ks[i] === "__proto__") {',
           `  p = open(w, p, ${entryTag}); const at = p - 1 - heldStart(w), from = mark(w), added = addedMark(w);`,
-          `  p = ${writeKey}(w, p, ${keyTag}, ${key}); p = ${writeValue}(w, p, ${16 | f.wireType}, h); p = close(w, p, at, from, added);`,
+          rawValue(f)
+            ? `  p = ${writeKey}(w, p, ${keyTag}, ${key}); try { p = ${writeValue}(w, p, ${16 | f.wireType}, h); } catch (err) { throw deferred(err); } p = close(w, p, at, from, added);`
+            : `  p = ${writeKey}(w, p, ${keyTag}, ${key}); p = ${writeValue}(w, p, ${16 | f.wireType}, h); p = close(w, p, at, from, added);`,
           '}',
         ];
       }
@@ -473,12 +488,13 @@ function generator(protobuf, enc, obj) {
 
   /**
    * Whether a field's code can throw a deferred writing error (lib/serializers/runtime.js): any but
-   * a singular scalar or enum that is not `bytes`.
+   * a singular scalar that is not `bytes` or 64-bit (`rawValue`).
    * @param {object} field Field
    * @returns {boolean} Whether
    */
   function mayDefer(field) {
-    return field.map || field.repeated || field.resolvedType instanceof Type || field.type === 'bytes';
+    return field.map || field.repeated || field.resolvedType instanceof Type || field.type === 'bytes'
+      || field.resolvedType instanceof Enum || LONG.has(field.type);
   }
 
   /**
