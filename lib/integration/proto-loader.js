@@ -76,13 +76,14 @@ function packageOf(filename) {
 }
 
 /**
- * The exports of a module already loaded, by file.
+ * The exports of a module required already, by file (proto-loader's index.js required it before it
+ * finished; under Bun, whose hook runs before a module is marked loaded, not `loaded` yet).
  * @param {string} file Module file
  * @returns {*} Its exports, or undefined
  */
 function loaded(file) {
   const cached = require.cache[file];
-  return cached && cached.loaded ? cached.exports : undefined;
+  return cached ? cached.exports : undefined;
 }
 
 /**
@@ -118,6 +119,8 @@ function dependencies(module, dir) {
  */
 function hookProtoLoader(exports, filename, module) {
   if (exports === null || typeof exports !== 'object' || LOADERS.has(exports)) return;
+  // Not run to its end yet (met in the module cache while it loads protobufjs): hooked when it has.
+  if (![...SYNC, 'load'].some((name) => typeof exports[name] === 'function')) return;
   const { dir, version } = packageOf(filename);
   const copy = { version, path: dir, hooked: false, why: null, definitions: 0, methods: 0, missed: 0 };
   LOADERS.set(exports, copy);
@@ -133,34 +136,46 @@ function hookProtoLoader(exports, filename, module) {
     copy.why = `@grpc/proto-loader ${version || '(version unknown)'} is not a version the hook knows (0.7.0 to 0.8.1)`;
     return;
   }
-  const { util, Protobuf } = dependencies(module || require.cache[filename], dir);
-  if (!util || typeof util.loadProtosWithOptions !== 'function' || typeof util.loadProtosWithOptionsSync !== 'function'
-    || !Protobuf || typeof Protobuf.Root !== 'function' || typeof Protobuf.Root.prototype.resolveAll !== 'function') {
-    copy.why = 'its build/src/util.js or protobufjs is not as the hook expects';
-    return;
-  }
-  wrapResolveAll(Protobuf.Root);
-  for (const name of ['loadProtosWithOptions', 'loadProtosWithOptionsSync']) {
-    const original = util[name];
-    const async = name === 'loadProtosWithOptions';
-    util[name] = function loadProtos_rustwriter() {
-      const ctx = capture.current;
-      const result = original.apply(this, arguments);
-      if (ctx === null) return result;
-      if (!async) {
-        ctx.roots.push(result);
-        return result;
-      }
-      return result.then((root) => {
-        ctx.roots.push(root);
-        return root;
-      });
-    };
-  }
+  // Its build/src/util.js and protobufjs, found at the first call of an entry point: under Bun, the
+  // hook runs before the module's own requires are listed.
+  let deps = null;
+  const ready = () => {
+    if (deps !== null) return deps;
+    const { util, Protobuf } = dependencies(module || require.cache[filename], dir);
+    if (!util || typeof util.loadProtosWithOptions !== 'function' || typeof util.loadProtosWithOptionsSync !== 'function'
+      || !Protobuf || typeof Protobuf.Root !== 'function' || typeof Protobuf.Root.prototype.resolveAll !== 'function') {
+      copy.hooked = false;
+      copy.why = 'its build/src/util.js or protobufjs is not as the hook expects';
+      deps = false;
+      return deps;
+    }
+    wrapResolveAll(Protobuf.Root);
+    for (const name of ['loadProtosWithOptions', 'loadProtosWithOptionsSync']) {
+      const original = util[name];
+      const async = name === 'loadProtosWithOptions';
+      util[name] = function loadProtos_rustwriter() {
+        const ctx = capture.current;
+        const result = original.apply(this, arguments);
+        if (ctx === null) return result;
+        if (!async) {
+          ctx.roots.push(result);
+          return result;
+        }
+        return result.then((root) => {
+          ctx.roots.push(root);
+          return root;
+        });
+      };
+    }
+    deps = { Protobuf };
+    return deps;
+  };
   for (const name of [...SYNC, 'load']) {
     const original = exports[name];
     if (typeof original !== 'function') continue;
     exports[name] = function protoLoader_rustwriter() {
+      const found = ready();
+      if (found === false) return original.apply(this, arguments);
       const saved = capture.current;
       const ctx = { roots: [] };
       capture.current = ctx;
@@ -170,8 +185,8 @@ function hookProtoLoader(exports, filename, module) {
       } finally {
         capture.current = saved;
       }
-      if (name !== 'load') return patch(result, ctx.roots, Protobuf, copy);
-      return result.then((definition) => patch(definition, ctx.roots, Protobuf, copy));
+      if (name !== 'load') return patch(result, ctx.roots, found.Protobuf, copy);
+      return result.then((definition) => patch(definition, ctx.roots, found.Protobuf, copy));
     };
   }
   Object.defineProperty(exports, HOOKED, { value: true });
