@@ -542,4 +542,4 @@ function diffAt(a, b) {
   return `; first difference at byte ${at >> 1}: subject ${around(a)}, protobufjs ${around(b)}`;
 }
 
-module.exports = { createRunner, runInto, mutate, valueAfter, KINDS, FORMS };
+module.exports = { createRunner, runInto, mutate, valueAfter, KINDS, FORMS, SERIALIZE };

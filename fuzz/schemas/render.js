@@ -12,7 +12,7 @@
 const values = require('./values');
 const { numValue, element } = require('../values');
 const { prng } = require('../../tools/seeded');
-const { runInto, mutate, valueAfter } = require('./check');
+const { runInto, mutate, valueAfter, SERIALIZE } = require('./check');
 const { toProto, buildReflect, buildRoot } = require('./schema');
 const { messagesOf } = require('./case');
 
@@ -68,7 +68,7 @@ function render(desc, info) {
 ${recorded}// Run from the repository root: ${Object.entries(info.env || {}).map(([k, v]) => `${k}=${v} `).join('')}node <this file>
 const protobuf = require('${info.version === '8' ? 'protobufjs' : 'protobufjs7'}');
 ${ref7 ? "// protobufjs 7's generated encoder writes into 8.8.1's BufferWriter: RustWriter has 8.x's writer semantics (README).\nconst refProtobuf = require('protobufjs');\n" : 'const refProtobuf = protobuf;\n'}const Long = require('long');
-const { RustWriter, install, _testing } = require('protobufjs-rustwriter');
+const { RustWriter, install, serializer, _testing } = require('protobufjs-rustwriter');
 
 _testing.configure(${pathOptions});
 install(protobuf); // the subject: Type.encode(m) as an app runs it
@@ -89,7 +89,7 @@ console.log(a.out === b.out && a.log.length === b.log.length && k < 0 ? 'same' :
 /**
  * The steps check.js runs for a case, up to and including the one that failed: `encode` and
  * `delimited` of each message, each `into` run, then (with a second pass) `mutate` and `after` of
- * each message.
+ * each message; for a failing serializer form, `serialize` (and `reserialize`) after each message's.
  * @param {object} desc Case
  * @param {string} form The failing form
  * @param {number} at Its message (or `into` run)
@@ -102,6 +102,9 @@ function stepsTo(desc, form, at) {
     if (form === 'encode' && k === at) return steps;
     steps.push(['delimited', k]);
     if (form === 'delimited' && k === at) return steps;
+    if (!SERIALIZE.has(form)) continue;
+    steps.push(['serialize', k]);
+    if (form === 'serialize' && k === at) return steps;
   }
   for (let k = 0; k < desc.intos.length; k++) {
     steps.push(['into', k]);
@@ -112,6 +115,9 @@ function stepsTo(desc, form, at) {
     for (let k = 0; k < desc.messages.length; k++) {
       steps.push(['after', k]);
       if (form === 'after' && k === at) return steps;
+      if (!SERIALIZE.has(form)) continue;
+      steps.push(['reserialize', k]);
+      if (form === 'reserialize' && k === at) return steps;
     }
   }
   return steps;
@@ -162,10 +168,32 @@ function run(ref) {
         }
         const msgs = {};
         const ids = form === 'into' ? messagesOf(INTOS[k]) : [k];
-        for (const i of ids) msgs[i] = (form === 'after' && MESSAGES[i][2] ? MESSAGES[i][2] : MESSAGES[i][1])(s, form === 'into' ? \`m\${i}\` : 'm');
+        const second = form === 'after' || form === 'reserialize';
+        const make = (i, side) => (second && MESSAGES[i][2] ? MESSAGES[i][2] : MESSAGES[i][1])(side, form === 'into' ? \`m\${i}\` : 'm');
+        const serializing = form === 'serialize' || form === 'reserialize';
+        if (serializing) {
+          // One call before, on each side alike (fuzz/schemas/check.js serializeForm).
+          try {
+            const warm = make(k, { ...s, ref: false, passedRef: ref, log: () => {} });
+            if (ref) type(k).encode(type(k).fromObject(warm), writer()).finish();
+            else serializer(type(k))(warm);
+          } catch {
+            // the compared call throws the same
+          }
+        }
+        for (const i of ids) msgs[i] = make(i, serializing ? { ...s, ref: false, passedRef: ref } : s);
         phase = 'encoding';
         let result;
-        if (form === 'into') {
+        if (serializing) {
+          // fromObject may fill a base64 value's memory in part: zeroed on both sides (check.js).
+          const newBuffer = protobuf.util.newBuffer;
+          protobuf.util.newBuffer = (size) => { const b = newBuffer(size); if (typeof size === 'number') b.fill(0); return b; };
+          try {
+            result = ref ? type(k).encode(type(k).fromObject(msgs[k]), writer()).finish() : serializer(type(k))(msgs[k]);
+          } finally {
+            protobuf.util.newBuffer = newBuffer;
+          }
+        } else if (form === 'into') {
           const encode = (i, w) => (ref || w !== undefined ? type(i).encode(msgs[i], w === undefined ? writer() : w) : type(i).encode(msgs[i]));
           result = runInto(INTOS[k], ref, writer, type, msgs, encode, {});
         } else {
