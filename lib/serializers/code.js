@@ -240,13 +240,14 @@ function generator(protobuf, enc, obj) {
    * @param {object} f Facts
    * @param {string} h Value
    * @param {string} s Whether set
-   * @returns {string} Code
+   * @param {function(string[]): string[]} [wrap] Around the writing (`fused`)
+   * @returns {string[]} Lines
    */
-  function emitSingular(f, h, s) {
+  function emitSingular(f, h, s, wrap = (lines) => lines) {
     const cond = presence(f, h, s);
-    if (cond === null) return writeScalar(f, `(${s} ? ${h} : unit.D0${f.prop})`, f.tag);
+    if (cond === null) return ['{', ...indent(wrap([writeScalar(f, `(${s} ? ${h} : unit.D0${f.prop})`, f.tag)])), '}'];
     const implicitBytes = f.type === 'bytes' && enc.presence !== 'whenSet' && !f.field.hasPresence;
-    return `if (${cond}) ${writeScalar(f, h, f.tag, implicitBytes)}`;
+    return [`if (${cond}) {`, ...indent(wrap([writeScalar(f, h, f.tag, implicitBytes)])), '}'];
   }
 
   /**
@@ -318,7 +319,7 @@ function generator(protobuf, enc, obj) {
         ? [`p = element(${f.unit}, ${own} ? ${v} : unit.D0${f.prop}, w, p, q + 1, ${f.tag}, ${f.end});`]
         : [`if (${own}) p = element(${f.unit}, ${v}, w, p, q + 1, ${f.tag}, ${f.end});`];
     }
-    return [emitSingular(f, v, own)];
+    return emitSingular(f, v, own);
   }
 
   /**
@@ -396,12 +397,14 @@ function generator(protobuf, enc, obj) {
 
   /**
    * A field converted and written where fromObject converts it (its bytes' place in field number
-   * order is then).
+   * order is then). `wrap(lines)` surrounds what writes its bytes, past fromObject's checks of it
+   * (so that a field not set costs nothing more): where its bytes may have to move (`source`).
    * @param {object} f Facts
    * @param {Scope} scope Scope
+   * @param {function(string[]): string[]} [wrap] Around the writing
    * @returns {string[]} Lines
    */
-  function fused(f, scope) {
+  function fused(f, scope, wrap = (lines) => lines) {
     const { field, D } = f;
     if (field.map) {
       const keyTag = 8 | wire.mapKey[field.keyType];
@@ -419,13 +422,13 @@ function generator(protobuf, enc, obj) {
       } else {
         // The entry spelled out: entry()'s calls through its arguments see every map's types.
         const writeValue = f.type === 'bytes' ? 'srt.bytes' : WRITER_OF[f.type];
+        const value = `p = ${writeValue}(w, p, ${16 | f.wireType}, h);`;
         body = [
           `let h, s = false; ${convertValue(f, `${D}[ks[i]]`, (x) => `h = ${x}; s = true;`)}`,
           'if (s || ks[i] === "__proto__") {',
           `  p = open(w, p, ${entryTag}); const at = p - 1 - heldStart(w), from = mark(w), added = addedMark(w);`,
-          rawValue(f)
-            ? `  p = ${writeKey}(w, p, ${keyTag}, ${key}); try { p = ${writeValue}(w, p, ${16 | f.wireType}, h); } catch (err) { throw deferred(err); } p = close(w, p, at, from, added);`
-            : `  p = ${writeKey}(w, p, ${keyTag}, ${key}); p = ${writeValue}(w, p, ${16 | f.wireType}, h); p = close(w, p, at, from, added);`,
+          `  p = ${writeKey}(w, p, ${keyTag}, ${key}); ${rawValue(f) ? `try { ${value} } catch (err) { throw deferred(err); }` : value}`,
+          '  p = close(w, p, at, from, added);',
           '}',
         ];
       }
@@ -433,12 +436,14 @@ function generator(protobuf, enc, obj) {
         `if (${D}) {`,
         `  if (!util.isObject(${D})) throw TypeError(${f.objectExpected});`,
         `  ks = Object.keys(${D});`,
-        `  if (!canonical(ks)) { p = unit.exotic(${scope.position}, d, w, p, q, ks); }`,
-        '  else {',
-        '    for (i = 0; i < ks.length; ++i) {',
-        ...indent(body, '      '),
-        '    }',
-        '  }',
+        ...indent(wrap([
+          `if (!canonical(ks)) { p = unit.exotic(${scope.position}, d, w, p, q, ks); }`,
+          'else {',
+          '  for (i = 0; i < ks.length; ++i) {',
+          ...indent(body, '    '),
+          '  }',
+          '}',
+        ])),
         '  i = -1; ks = null;',
         '}',
       ];
@@ -449,15 +454,15 @@ function generator(protobuf, enc, obj) {
         `  if (!Array.isArray(${D})) throw TypeError(${f.arrayExpected});`,
       ];
       if (v8) lines.push(`  const n = ${D}.length, length = arrayLength(n);`);
-      lines.push(
-        `  for (i = 0; i < ${D}.length; ++i) {`,
-        `    if (!util.isObject(${D}[i])) throw TypeError(${f.objectExpected});`,
-        `    ${nested(f, `${D}[i]`)}`,
-        '  }',
-        '  const done = i; i = -1;',
-      );
-      if (v8) lines.push(`  if (done < length) p = trailing(${f.unit}, n, done, w, p, q + 1, ${f.tag}, ${f.end});`);
-      lines.push('}');
+      const loop = [
+        `for (i = 0; i < ${D}.length; ++i) {`,
+        `  if (!util.isObject(${D}[i])) throw TypeError(${f.objectExpected});`,
+        `  ${nested(f, `${D}[i]`)}`,
+        '}',
+        'const done = i; i = -1;',
+      ];
+      if (v8) loop.push(`if (done < length) p = trailing(${f.unit}, n, done, w, p, q + 1, ${f.tag}, ${f.end});`);
+      lines.push(...indent(wrap(loop)), '}');
       return lines;
     }
     if (field.repeated) {
@@ -469,20 +474,23 @@ function generator(protobuf, enc, obj) {
         `  const a = ${v8 && !f.isEnum ? `Array(${D}.length)` : '[]'};`,
         `  for (i = 0; i < ${D}.length; ++i) { ${convertValue(f, `${D}[i]`, value)} }`,
         '  i = -1;',
-        `  ${emitArray(f, 'a')}`,
+        ...indent(wrap([emitArray(f, 'a')])),
         '}',
       ];
     }
     if (f.message !== null) {
-      const lines = [`if (${D} != null) {`, `  if (!util.isObject(${D})) throw TypeError(${f.objectExpected});`, `  ${nested(f, D)}`, '}'];
+      const lines = [`if (${D} != null) {`, `  if (!util.isObject(${D})) throw TypeError(${f.objectExpected});`,
+        ...indent(wrap([nested(f, D)])), '}'];
       if (field.required && !field.optional) {
-        lines[lines.length - 1] = `} else p = element(${f.unit}, unit.D0${f.prop}, w, p, q + 1, ${f.tag}, ${f.end});`;
+        lines[lines.length - 1] = '} else {';
+        lines.push(...indent(wrap([`p = element(${f.unit}, unit.D0${f.prop}, w, p, q + 1, ${f.tag}, ${f.end});`])), '}');
       }
       return lines;
     }
     return [
       `{ let h, s = false; ${singularChecks(f, convertValue(f, D, (x) => `h = ${x}; s = true;`), scope)}`,
-      `  ${emitSingular(f, 'h', 's')} }`,
+      ...indent(emitSingular(f, 'h', 's', wrap)),
+      '}',
     ];
   }
 
@@ -562,33 +570,37 @@ function generator(protobuf, enc, obj) {
       all.forEach((f, j) => {
         scope.position = j;
         if (defer && mayDefer(f.field)) body.push(`k = ${j};`);
-        const code = fused(f, scope);
         const later = before[j];
         if (later.length === 0 && !movable.has(j)) {
-          body.push(...code);
+          body.push(...fused(f, scope));
           return;
         }
-        // Where its bytes start, and which written field with a higher number is first in the bytes.
-        const lines = ['const a = p - heldStart(w), ea = mark(w);'];
-        if (later.length > 0) {
-          lines.push(`let x = -1, ex = 0; ${later.map((k) => `if (x < 0 && st${k} >= 0) { x = st${k}; ex = en${k}; }`).join(' ')}`,
-            // place() moves one side's entries: where those fields hold some, this one is written apart.
-            'let main = null, pm = 0; if (x >= 0 && ex !== ea) { const s = scratch(); main = w; pm = p; w = s.w; p = s.p; }');
-        }
-        lines.push(...code);
-        if (later.length > 0) lines.push('if (main !== null) { p = unscratch(w, p, main, pm); w = main; }');
         const own = movable.has(j);
-        const moved = [
-          'place(w, x, ex, a, ea, p); const n = p - heldStart(w) - a, e = mark(w) - ea;',
-          ...later.map((k) => `if (st${k} >= 0) { st${k} += n; en${k} += e; }`),
-          ...(own ? [`st${j} = x; en${j} = ex;`] : []),
-        ];
-        if (later.length > 0) {
-          lines.push('if (p - heldStart(w) > a) {', '  if (x >= 0) {', ...indent(moved, '    '), `  }${own ? ` else { st${j} = a; en${j} = ea; }` : ''}`, '}');
-        } else {
-          lines.push(`if (p - heldStart(w) > a) { st${j} = a; en${j} = ea; }`);
-        }
-        body.push('{', ...indent(lines), '}');
+        // Around the writing only, so that a field not set costs nothing more. Where its bytes start,
+        // and which written field with a higher number is first in the bytes (mv_: apart from the
+        // field code's names).
+        const wrap = (code) => {
+          const lines = ['const mv_a = p - heldStart(w), mv_ea = mark(w);'];
+          if (later.length > 0) {
+            lines.push(`let mv_x = -1, mv_ex = 0; ${later.map((k) => `if (mv_x < 0 && st${k} >= 0) { mv_x = st${k}; mv_ex = en${k}; }`).join(' ')}`,
+              // place() moves one side's entries: where those fields hold some, this one is written apart.
+              'let mv_main = null, mv_pm = 0; if (mv_x >= 0 && mv_ex !== mv_ea) { const s = scratch(); mv_main = w; mv_pm = p; w = s.w; p = s.p; }');
+          }
+          lines.push(...code);
+          if (later.length > 0) lines.push('if (mv_main !== null) { p = unscratch(w, p, mv_main, mv_pm); w = mv_main; }');
+          const moved = [
+            'place(w, mv_x, mv_ex, mv_a, mv_ea, p); const mv_n = p - heldStart(w) - mv_a, mv_e = mark(w) - mv_ea;',
+            ...later.map((k) => `if (st${k} >= 0) { st${k} += mv_n; en${k} += mv_e; }`),
+            ...(own ? [`st${j} = mv_x; en${j} = mv_ex;`] : []),
+          ];
+          if (later.length > 0) {
+            lines.push('if (p - heldStart(w) > mv_a) {', '  if (mv_x >= 0) {', ...indent(moved, '    '), `  }${own ? ` else { st${j} = mv_a; en${j} = mv_ea; }` : ''}`, '}');
+          } else {
+            lines.push(`if (p - heldStart(w) > mv_a) { st${j} = mv_a; en${j} = mv_ea; }`);
+          }
+          return ['{', ...indent(lines), '}'];
+        };
+        body.push(...fused(f, scope, wrap));
       });
       const name = type.name.replace(/\W/g, '_');
       const fullName = JSON.stringify(`${type.fullName}: object expected`);
