@@ -24,7 +24,9 @@ module.exports = {
   RustWriter, install, uninstall, status, serializer,
   // For the tests and the benchmark: the numbers shared with the native side, the path switch, the
   // native calls made so far, whether a Type's `encode` is a compiled encoder, and why a Type keeps
-  // protobufjs's encoder.
+  // protobufjs's encoder; why a Type's serializer keeps its own fromObject and encode, and its tier.
   _protocol: require('./protocol.json'),
-  _testing: { configure: settings.configure, nativeCalls: callsMade, isCompiled, tierOf, whyKept, whySlow, serializerTier },
+  _testing: {
+    configure: settings.configure, nativeCalls: callsMade, isCompiled, tierOf, whyKept, whySlow, serializerTier,
+  },
 };
