@@ -83,6 +83,13 @@ export interface InstallOptions {
    */
   compiled?: boolean;
   /**
+   * Whether `serializer(Type)` and the @grpc/proto-loader copies using this protobufjs copy serialize
+   * plain objects with code compiled per Type, `Type.encode(Type.fromObject(obj)).finish()` in one
+   * pass (they need compiled encoders). Same bytes and errors either way. Default: true, unless
+   * `PROTOBUFJS_RUSTWRITER_SERIALIZERS=0`.
+   */
+  serializers?: boolean;
+  /**
    * The copy's version (e.g. `require('protobufjs/package.json').version`), for a copy whose
    * package.json cannot be found, as in a bundle: `status()` reports it, and a major other than 7
    * or 8 keeps protobufjs's encoders. Without it, a bundled copy's encoder rules come from what its
@@ -123,6 +130,37 @@ export interface ProtobufCopyStatus {
    * protobufjs's encoder (several thousand fields), by full name.
    */
   types: { compiled: number; cold: number; kept: string[] };
+  /** Whether `serializer(Type)` compiles for its Types now. */
+  serializers: boolean;
+  /**
+   * Why it does not while installed (turned off, no compiled encoders, or a `fromObject` the
+   * serializers do not mirror); null otherwise.
+   */
+  whyNoSerializers: string | null;
+  /**
+   * Its serializers: how many were handed out (by `serializer()` or the @grpc/proto-loader hook), how
+   * many of its Types have compiled code, those whose messages take their own `fromObject` and
+   * `encode` (with why), and the fields compiled code moves into field number order.
+   */
+  serialized: { serializers: number; compiled: number; slow: string[]; moved: number };
+}
+
+/** One @grpc/proto-loader copy seen by the preload or by `install()`. */
+export interface ProtoLoaderStatus {
+  /** Its package.json version, or null if unknown. */
+  version: string | null;
+  /** Its package directory. */
+  path: string;
+  /** Whether its package definitions hand out compiled serializers. */
+  hooked: boolean;
+  /** Why not, while not hooked; null otherwise. */
+  why: string | null;
+  /** Package definitions that got compiled serializers. */
+  definitions: number;
+  /** Their methods. */
+  methods: number;
+  /** Package definitions left as they were (their Types' copy without serializers). */
+  missed: number;
 }
 
 /** One message type whose bytes differed in the shadow check. */
@@ -161,7 +199,23 @@ export interface Status {
   copies: ProtobufCopyStatus[];
   /** What the shadow check found. */
   verify: VerifyStatus;
+  /** Each @grpc/proto-loader copy seen, in the order seen. */
+  protoLoaders: ProtoLoaderStatus[];
 }
 
 /** Each protobufjs copy seen, and whether it writes through RustWriter. */
 export declare function status(): Status;
+
+/** The parts of a protobufjs Type `serializer` uses: a reflected Type, or a pbjs static class. */
+export interface SerializableType<T = object> {
+  fromObject(object: { [k: string]: any }): T;
+  encode(message: T): { finish(): Uint8Array };
+}
+
+/**
+ * `(obj) => Buffer`, with the same result as `type.encode(type.fromObject(obj)).finish()` (the same
+ * bytes, or the same error), compiled for the Type once it is hot, as gRPC's serializers are under
+ * the preload. One function per Type. For a Type whose copy has no compiled serializers (not
+ * installed, turned off, pbjs static code), protobufjs's own calls.
+ */
+export declare function serializer<T>(type: SerializableType<T>): (obj: { [k: string]: any }) => Buffer;

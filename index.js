@@ -13,16 +13,20 @@
 
 const { RustWriter } = require('./lib/writer/writer');
 const { install, uninstall } = require('./lib/integration/install');
+const { serializer } = require('./lib/integration/serializers');
 const { status } = require('./lib/integration/status');
 const settings = require('./lib/writer/settings');
 const { callsMade } = require('./lib/writer/native');
 const { isCompiled, tierOf, whyKept } = require('./lib/encoders/compile');
+const { whySlow, serializerTier } = require('./lib/serializers/compile');
 
 module.exports = {
-  RustWriter, install, uninstall, status,
+  RustWriter, install, uninstall, status, serializer,
   // For the tests and the benchmark: the numbers shared with the native side, the path switch, the
   // native calls made so far, whether a Type's `encode` is a compiled encoder, and why a Type keeps
-  // protobufjs's encoder.
+  // protobufjs's encoder; why a Type's serializer keeps its own fromObject and encode, and its tier.
   _protocol: require('./protocol.json'),
-  _testing: { configure: settings.configure, nativeCalls: callsMade, isCompiled, tierOf, whyKept },
+  _testing: {
+    configure: settings.configure, nativeCalls: callsMade, isCompiled, tierOf, whyKept, whySlow, serializerTier,
+  },
 };

@@ -29,8 +29,11 @@ const modelled = require('./data-modelled');
 const { NullWriter } = require('./null-writer');
 const temporal = require('./real/temporal');
 const firestore = require('./real/firestore');
+const pubsub = require('./real/pubsub');
+const spanner = require('./real/spanner');
 const realTile = require('./real/tile');
 const conformance = require('./real/conformance');
+const { protoLoaderFor, requestSerializer } = require('./grpc');
 
 const FIXTURES = path.join(__dirname, 'fixtures');
 /** The schema of every case that names no other (and of the `static` case's generated code). */
@@ -110,6 +113,14 @@ const CONTENDERS = [
     rustInput: true, checked: true,
   },
   {
+    key: 'rust-enc', name: `RustWriter, serializers off (${VERSION_8})`, pkg: 'protobufjs',
+    install: { compiled: true, verify: 0, serializers: false }, op: 'own', rustInput: true, checked: true, grpcOnly: true,
+  },
+  {
+    key: 'rust7-enc', name: `RustWriter, serializers off (${VERSION_7})`, pkg: 'protobufjs7',
+    install: { compiled: true, verify: 0, serializers: false }, op: 'own', rustInput: true, checked: true, grpcOnly: true,
+  },
+  {
     key: 'record', name: `RustWriter without finish() (${VERSION_8})`, pkg: 'protobufjs', install: { compiled: true, verify: 0 },
     op: 'record', rustInput: true, breakdown: true,
   },
@@ -123,6 +134,8 @@ const CONTENDERS = [
  */
 const COMPARISONS = [
   { key: 'api', label: 'Writer API vs protobufjs 8.8.1', of: 'rust-api', over: 'pbjs8' },
+  { key: 'serializersAdd', label: 'compiled serializers add (8.8.1)', of: 'rust', over: 'rust-enc' },
+  { key: 'serializersAdd7', label: 'compiled serializers add (7.6.6)', of: 'rust7', over: 'rust7-enc' },
   { key: 'jsOnly', label: 'JS only vs protobufjs 8.8.1', of: 'rust-js', over: 'pbjs8' },
   { key: 'compiledAdds', label: 'compiled encoders add', of: 'rust', over: 'rust-api' },
   { key: 'nativeAdds', label: 'native addon adds', of: 'rust', over: 'rust-js' },
@@ -145,7 +158,7 @@ function setupOf(contender) {
   if (setup !== undefined) return setup;
   const own = contender.install && contender.key !== 'rust' && !(SHARED_SOURCES && !contender.env);
   const instance = own ? instanceOf(contender.env || {}, !contender.env && RustWriter.native)
-    : { RustWriter, install, _testing: require('..')._testing };
+    : { RustWriter, install, _testing: require('..')._testing, status: require('..').status };
   const options = contender.install;
   const copy = loadCopy(contender.pkg, options ? (pb) => instance.install(pb, options) : null);
   if (options && !(copy.pb.Writer.create() instanceof instance.RustWriter)) {
@@ -153,7 +166,7 @@ function setupOf(contender) {
   }
   setup = {
     copy, Rust: options ? instance.RustWriter : null, compiled: Boolean(options && options.compiled),
-    testing: instance._testing,
+    testing: instance._testing, install: instance.install, status: instance.status,
   };
   SETUPS.set(contender.key, setup);
   return setup;
@@ -174,6 +187,8 @@ const OP_SOURCES = {
     record: 'return T.encode(m);',
   },
   stream: { own: STREAM_SOURCE, passed: STREAM_SOURCE, record: STREAM_RECORD },
+  // `T` is the method's `requestSerialize` (bench/grpc.js).
+  grpc: { own: 'return T(m);' },
 };
 
 /** Shortest and longest encoded lengths the large case must have on both sides of. */
@@ -206,6 +221,17 @@ function assertLengthsCross(root, message) {
  */
 const COLD_8 = ['pbjs8', 'rust', 'rust-api'];
 const COLD_ALL = [...COLD_8, 'pbjs7', 'rust7'];
+/**
+ * The contenders of the `grpc` group: proto-loader's serializer on protobufjs alone, with RustWriter
+ * and compiled serializers, and with RustWriter but serializers off (compiled encoders only: what
+ * the preload did before them), on each version.
+ */
+const GRPC_CONTENDERS = ['pbjs8', 'pbjs7', 'rust', 'rust7', 'rust-enc', 'rust7-enc'];
+/**
+ * The first-call and memory contenders of the `grpc` group: an app's @grpc/proto-loader on its own
+ * protobufjs (7.6.6), alone and under the preload (bench/cold.js).
+ */
+const COLD_GRPC = ['pbjs7', 'rust7'];
 
 /**
  * The cases, in run order. `group` lets a command line select all variants of a case at once;
@@ -286,6 +312,21 @@ const CASES = [
     id: 'conformance', group: 'real', title: 'protobuf\'s TestAllTypesProto3, every field set', type: conformance.TYPE,
     schema: conformance.schema, build: conformance.build, wide: true, cold: COLD_ALL,
   },
+  {
+    id: 'grpc-firestore', group: 'grpc', title: `Firestore commit, ${firestore.WRITES} writes, proto-loader`, type: firestore.TYPE,
+    schema: firestore.schema, build: firestore.build, mode: 'grpc', contenders: GRPC_CONTENDERS, cold: COLD_GRPC,
+    grpc: { service: 'google.firestore.v1.Firestore', method: 'Commit' },
+  },
+  {
+    id: 'grpc-pubsub', group: 'grpc', title: `Pub/Sub publish, ${pubsub.MESSAGES} messages, proto-loader`, type: pubsub.TYPE,
+    schema: pubsub.schema, build: pubsub.build, mode: 'grpc', contenders: GRPC_CONTENDERS, cold: COLD_GRPC,
+    grpc: { service: pubsub.SERVICE, method: pubsub.METHOD },
+  },
+  {
+    id: 'grpc-spanner', group: 'grpc', title: `Spanner commit, ${spanner.MUTATIONS} mutations, proto-loader`, type: spanner.TYPE,
+    schema: spanner.schema, build: spanner.build, mode: 'grpc', contenders: GRPC_CONTENDERS, cold: COLD_GRPC,
+    grpc: { service: spanner.SERVICE, method: spanner.METHOD },
+  },
 ];
 
 /**
@@ -362,6 +403,7 @@ function inputOf(c, T, { input, encoded }) {
 function typeFor(c, contender, statics) {
   if (c.codegen === 'static') return c.type.split('.').reduce((ns, name) => ns[name], statics[contender.key]);
   const { copy } = setupOf(contender);
+  if (c.mode === 'grpc') return grpcSerializerFor(c, contender);
   copy.tag = tagFor(c.id, contender.key);
   try {
     const root = rootOf(c, copy.pb);
@@ -369,6 +411,56 @@ function typeFor(c, contender, statics) {
     return root.lookupType(c.type);
   } finally {
     copy.tag = null;
+  }
+}
+
+/**
+ * A `grpc` case's serializer for a contender: proto-loader's `requestSerialize` of the case's method,
+ * from a proto-loader of the contender's own on its copy (bench/grpc.js), hooked by the contender's
+ * `install()` where it has RustWriter.
+ * @param {object} c Case
+ * @param {object} contender Contender
+ * @returns {function(object): Buffer} Serializer
+ */
+function grpcSerializerFor(c, contender) {
+  const setup = setupOf(contender);
+  const { copy } = setup;
+  copy.tag = tagFor(c.id, contender.key);
+  try {
+    const loader = protoLoaderFor(copy, () => {
+      if (contender.install) setup.install(copy.pb, contender.install);
+    });
+    return requestSerializer(loader, structuredClone(c.schema()), c.grpc);
+  } finally {
+    copy.tag = null;
+  }
+}
+
+/**
+ * Checks that a `grpc` case's contender serializes through what it stands for: proto-loader's own
+ * serializer, or with RustWriter the hook's (compiled serializers, or with them off proto-loader's,
+ * whose `encode` is compiled), writing with the right writer class.
+ * @param {object} c Case
+ * @param {object} contender Contender
+ * @param {function(object): Buffer} S Serializer
+ * @param {*} m Its input
+ * @returns {undefined}
+ */
+function checkGrpcContender(c, contender, S, m) {
+  const { copy, Rust, testing, status } = setupOf(contender);
+  for (let i = testing.configure({}).promoteAfter; i >= 0; --i) S(m);
+  const serializers = Boolean(contender.install && contender.install.serializers !== false);
+  const hooked = S.name === 'serialize_rustwriter';
+  if (hooked !== serializers) {
+    throw new Error(`${contender.name} on ${c.id}: the serializer is ${S.name}, ${serializers ? 'not the hook\'s' : 'the hook\'s'}`);
+  }
+  const own = status().copies.find((x) => x.installed && x.version === copy.version);
+  if (Rust !== null && (!own || !own.compiled || (serializers && own.serialized.compiled === 0))) {
+    throw new Error(`${contender.name} on ${c.id}: no ${serializers ? 'compiled serializers' : 'compiled encoders'} in protobufjs ${copy.version}`);
+  }
+  const w = copy.pb.Writer.create();
+  if ((Rust !== null) !== (w instanceof RustWriter || (Rust !== null && w instanceof Rust))) {
+    throw new Error(`${contender.name} on ${c.id}: ${copy.pkg}'s Writer.create() gives a ${w.constructor.name}`);
   }
 }
 
@@ -412,7 +504,8 @@ function checkContender(c, contender, T, m) {
  * @returns {object[]} Entries of CONTENDERS, in order
  */
 function contendersOf(c, keys = null) {
-  return CONTENDERS.filter((contender) => !keys || keys.includes(contender.key));
+  return CONTENDERS.filter((contender) => (!keys || keys.includes(contender.key))
+    && (c === null || (c.contenders ? c.contenders.includes(contender.key) : !contender.grpcOnly)));
 }
 
 /**
@@ -428,10 +521,11 @@ function prepareCase(c, statics, keys = null) {
   const sources = OP_SOURCES[c.mode || 'single'];
   return contendersOf(c, keys).map((contender) => {
     const T = typeFor(c, contender, statics);
-    let m = inputOf(c, T, data);
+    let m = c.mode === 'grpc' ? data.input : inputOf(c, T, data);
     // RustWriter takes the case's RustWriter input (BigInts for int64-bigint), protobufjs's writers Longs.
     if (contender.rustInput && c.rustInput) m = c.rustInput(m);
-    checkContender(c, contender, T, m);
+    if (c.mode === 'grpc') checkGrpcContender(c, contender, T, m);
+    else checkContender(c, contender, T, m);
     const Writer = contender.writer || setupOf(contender).copy.pb.Writer;
     const fn = compileOp(sources[contender.op], tagFor(c.id, contender.key), T, m, Writer);
     return { key: contender.key, name: contender.name, checked: Boolean(contender.checked), fn };

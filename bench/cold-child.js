@@ -15,7 +15,8 @@
  * (after Node's bootstrap and the preload, if any); protobufjs is required; the schema is loaded;
  * the data file is read and parsed (the same work for every contender: reported apart); the input is
  * made (`T.decode` or `T.fromObject`, as an app would); the first `T.encode(m).finish()` returns.
- * RSS is read right after it, again after `steadyMs` of encodes, and the peak (`maxRSS`) last.
+ * RSS is read right after it, again after `steadyMs` of encodes, and the peak (`maxRSS`) last. A
+ * `grpc` spec (`runGrpc`) loads @grpc/proto-loader and serializes with a method's `requestSerialize`.
  * Only then does the child hash its first result for the parent's byte check and report what
  * encoded it (the preload's `status()`), so that nothing of the check is timed. Nothing but Node's
  * builtins and protobufjs load before the first encode: this file requires nothing else.
@@ -44,6 +45,7 @@ function revive(key, value) {
  * @returns {object} Report
  */
 function run(spec) {
+  if (spec.grpc) return runGrpc(spec);
   const marks = { started };
   const pb = require(spec.pkg);
   marks.library = performance.now();
@@ -72,6 +74,40 @@ function run(spec) {
 }
 
 /**
+ * The measurement of a `grpc` case: @grpc/proto-loader (with its own protobufjs) loads the schema with
+ * google-gax's options (bench/grpc.js `GAX_OPTIONS`), and the method's `requestSerialize` serializes
+ * the plain request, as a Google Cloud client's first call does.
+ * @param {object} spec Parsed spec file
+ * @returns {object} Report, as `run`'s
+ */
+function runGrpc(spec) {
+  const marks = { started };
+  const loader = require('@grpc/proto-loader');
+  marks.library = performance.now();
+  const options = { keepCase: false, longs: String, enums: String, defaults: true, oneofs: true };
+  const definition = loader.fromJSON(JSON.parse(fs.readFileSync(spec.schema.json, 'utf8')), options);
+  const serialize = definition[spec.grpc.service][spec.grpc.method].requestSerialize;
+  marks.schema = performance.now();
+  const m = JSON.parse(fs.readFileSync(spec.data.file).toString('utf8'), revive);
+  marks.data = performance.now();
+  marks.input = performance.now();
+  const first = serialize(m);
+  marks.first = performance.now();
+  const rssFirst = process.memoryUsage().rss;
+  let steadyOps = 0;
+  const until = performance.now() + spec.steadyMs;
+  while (performance.now() < until) {
+    serialize(m);
+    steadyOps += 1;
+  }
+  const rssSteady = process.memoryUsage().rss;
+  const rssPeak = process.resourceUsage().maxRSS * 1024;
+  const path = require('path');
+  const pb = require(require.resolve('protobufjs', { paths: [path.dirname(require.resolve('@grpc/proto-loader/package.json'))] }));
+  return { marks, rssFirst, rssSteady, rssPeak, steadyOps, first, pb };
+}
+
+/**
  * What encoded in this process: the preload's status if it ran, and whether the package was loaded at all.
  * @param {string} root The repository's directory
  * @returns {{preload: boolean, native: boolean|null, copies: object[]}} Facts
@@ -85,7 +121,9 @@ function whatRan(root) {
   const s = register.exports.status();
   return {
     preload: s.preload, native: s.native, packageLoaded: true,
-    copies: s.copies.map(({ version, installed, compiled }) => ({ version, installed, compiled: Boolean(compiled) })),
+    copies: s.copies.map(({ version, installed, compiled, serialized }) => ({
+      version, installed, compiled: Boolean(compiled), serializersCompiled: serialized ? serialized.compiled : 0,
+    })),
   };
 }
 

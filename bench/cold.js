@@ -15,7 +15,10 @@
  * - `rust-api`: the preload with `PROTOBUFJS_RUSTWRITER_COMPILED=0`, the Writer-API path.
  * Each child requires protobufjs, loads the schema, reads the data file this module wrote to
  * target/bench/cold/<case>/ (the same work for every contender, timed apart), makes the input as an
- * app holds it (`T.decode` of bytes, `T.fromObject`, or the plain objects as parsed), then encodes:
+ * app holds it (`T.decode` of bytes, `T.fromObject`, or the plain objects as parsed), then encodes
+ * (a `grpc` case: requires @grpc/proto-loader, which brings its protobufjs, loads the schema with its
+ * `fromJSON` and google-gax's options, and serializes the plain request with the method's
+ * `requestSerialize`):
  * the time from the process's start to that first result, the first encode call alone, RSS right
  * after it, after STEADY_MS of encodes, and its peak (`maxRSS`). The first result is the figure
  * compared: it counts everything an app pays before it, the preload and protobufjs's `Type#setup`
@@ -111,9 +114,12 @@ function prepare(c) {
   const kind = encoded ? 'decoded' : c.fromObject ? 'fromObject' : 'plain';
   const file = path.join(dir, kind === 'decoded' ? 'data.bin' : 'data.json');
   fs.writeFileSync(file, encoded ? encoded : JSON.stringify(jsonable(input)));
-  const message = encoded ? type.decode(encoded) : c.fromObject ? type.fromObject(input) : input;
+  // A `grpc` case's input is the plain request its method's serializer takes (fromObject, then encode).
+  const message = encoded ? type.decode(encoded) : c.fromObject || c.grpc ? type.fromObject(input) : input;
   const reference = type.encode(message).finish();
-  const spec = { root: ROOT, type: c.type, schema, data: { kind, file }, steadyMs: STEADY_MS };
+  const spec = {
+    root: ROOT, type: c.type, schema, data: { kind, file }, steadyMs: STEADY_MS, ...(c.grpc && { grpc: c.grpc }),
+  };
   return { dir, bytes: reference.length, sha256: crypto.createHash('sha256').update(reference).digest('hex'), spec };
 }
 
@@ -132,9 +138,10 @@ function envOf(contender) {
  * @param {string} key Contender key
  * @param {object} report The child's report
  * @param {string} version protobufjs version the contender loads
+ * @param {boolean} grpc Whether the case is a `grpc` one (its preload contenders must have compiled serializers)
  * @returns {string|null} Problem
  */
-function checkRan(key, report, version) {
+function checkRan(key, report, version, grpc) {
   const contender = COLD_CONTENDERS[key];
   const { ran, writer } = report;
   if (!contender.preload) {
@@ -144,6 +151,7 @@ function checkRan(key, report, version) {
   if (!ran.preload || !ran.native) return `the preload ran ${ran.preload ? 'without the native addon' : 'not at all'}`;
   if (!copy || !copy.installed || writer !== 'RustWriter') return `the preload did not install into protobufjs ${version} (writer ${writer})`;
   if (copy.compiled !== contender.compiled) return `protobufjs ${version} has compiled encoders ${copy.compiled ? 'on' : 'off'}`;
+  if (grpc && contender.compiled && !(copy.serializersCompiled > 0)) return `protobufjs ${version} compiled no serializer`;
   return null;
 }
 
@@ -235,7 +243,7 @@ function measureCold(c, { rounds = ROUNDS, keys = null } = {}) {
       if (report.sha256 !== prepared.sha256) {
         return { ...record, error: `${key}'s first result differs from protobufjs 8.8.1's (${report.bytes} bytes, reference ${prepared.bytes})` };
       }
-      const problem = checkRan(key, report, versions[COLD_CONTENDERS[key].pkg]);
+      const problem = checkRan(key, report, versions[COLD_CONTENDERS[key].pkg], Boolean(c.grpc));
       if (problem) return { ...record, error: `${key}: ${problem}` };
       runs[key].push(report);
     }

@@ -84,9 +84,10 @@ function tagFor(caseId, key) {
  * @param {string} pkg Package name (`protobufjs` or `protobufjs7`)
  * @param {function(object): *} [setup] Run on the fresh module while its files are in
  *   `require.cache` (where `install()` looks its version up), e.g. to install RustWriter
- * @returns {{pb: object, pkg: string, version: string, tag: string|null, require: function(string): *}}
- *   The copy: the module, and `require(file)` of a file that requires protobufjs by absolute path
- *   (pbjs static code), bound to this copy
+ * @returns {{pb: object, pkg: string, version: string, tag: string|null, require: function(string): *,
+ *   run: function(function(): *): *}} The copy: the module, `require(file)` of a file that requires
+ *   protobufjs by absolute path (pbjs static code), bound to this copy, and `run(fn)`, which runs `fn`
+ *   with this copy's modules in `require.cache` (bench/grpc.js loads @grpc/proto-loader so)
  */
 function loadCopy(pkg, setup) {
   const dir = packageDir(pkg);
@@ -101,6 +102,7 @@ function loadCopy(pkg, setup) {
   if (main && copy.pb === main.exports) throw new Error(`${pkg} was not loaded afresh`);
   if (main && require(pkg) !== main.exports) throw new Error(`the main ${pkg} was not restored`);
   copy.require = (file) => withEntries(dir, entries, () => require(file));
+  copy.run = (fn) => withEntries(dir, entries, fn);
   return copy;
 }
 
@@ -147,4 +149,4 @@ function setUpAll(copy, root) {
   return count;
 }
 
-module.exports = { loadCopy, setUpAll, tagFor, SHARED_SOURCES };
+module.exports = { loadCopy, setUpAll, tagFor, withEntries, packageDir, SHARED_SOURCES };

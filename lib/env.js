@@ -17,6 +17,8 @@ const VERIFY = 'PROTOBUFJS_RUSTWRITER_VERIFY';
 const STATUS = 'PROTOBUFJS_RUSTWRITER_STATUS';
 /** `0`: Types keep protobufjs's generated encoders (lib/integration/encoders.js). */
 const COMPILED = 'PROTOBUFJS_RUSTWRITER_COMPILED';
+/** `0`: no compiled serializers, and @grpc/proto-loader's own (lib/integration/serializers.js). */
+const SERIALIZERS = 'PROTOBUFJS_RUSTWRITER_SERIALIZERS';
 
 /**
  * @param {string} name Variable
@@ -46,4 +48,4 @@ function envVar(name) {
   }
 }
 
-module.exports = { FORCE, VERIFY, STATUS, COMPILED, envVar, readable };
+module.exports = { FORCE, VERIFY, STATUS, COMPILED, SERIALIZERS, envVar, readable };

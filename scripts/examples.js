@@ -22,6 +22,7 @@ const RUNS = [
   { example: 'static', args: ['examples/static/generate.js', '--check'], readme: false },
   { example: 'static', args: ['examples/static/app.js'] },
   { example: 'grpc', args: ['-r', 'protobufjs-rustwriter/register', 'examples/grpc/app.js'] },
+  { example: 'grpc', args: ['-r', 'protobufjs-rustwriter/register', 'examples/grpc/firestore.js'] },
 ];
 
 /**

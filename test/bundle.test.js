@@ -115,8 +115,12 @@ describe('protobufjs bundled into one file with the app', function () {
       assert.ok(seen.compiled > 10, `${seen.compiled} compiled encoders`);
       // Every Type of the schema, each set up (and so compiled, at promoteAfter 0) by its own samples.
       const types = { compiled: seen.types, cold: 0, kept: [] };
+      // Compiled serializers mirror fromObject by protobufjs version, which a bundle does not say.
       const copy = {
         version: null, path: null, installed: true, compiled: true, whyNotCompiled: null, verify: 0, types,
+        serializers: false, whyNoSerializers: 'its version is unknown (bundled), and fromObject differs from release to release ' +
+          '(the serializers mirror 7.6.3 to 7.6.6, 8.7.2 to 8.8.1)',
+        serialized: { serializers: 0, compiled: 0, slow: [], moved: 0 },
       };
       assert.deepStrictEqual(seen.copies, [copy]);
       assert.strictEqual(seen.line, 'protobufjs-rustwriter:   protobufjs (version unknown) (no package.json: bundled): RustWriter, ' +
@@ -132,14 +136,18 @@ describe('protobufjs bundled into one file with the app', function () {
     assert.strictEqual(seen.compiled, 0);
     const why = 'protobufjs 9.0.0 is not 7.x or 8.x, whose encoders the compiler knows';
     const types = { compiled: 0, cold: 0, kept: [] };
-    assert.deepStrictEqual(seen.copies, [{ version: '9.0.0', path: null, installed: true, compiled: false, whyNotCompiled: why, verify: 0, types }]);
+    assert.deepStrictEqual(seen.copies, [{
+      version: '9.0.0', path: null, installed: true, compiled: false, whyNotCompiled: why, verify: 0, types,
+      serializers: false, whyNoSerializers: 'they need compiled encoders', serialized: { serializers: 0, compiled: 0, slow: [], moved: 0 },
+    }]);
     assert.strictEqual(seen.line, `protobufjs-rustwriter:   protobufjs 9.0.0 (no package.json: bundled): RustWriter, compiled encoders off: ${why}`);
   });
 
   it('reports the version it is told for a bundled copy it compiles for', async () => {
     const seen = await bundleAndRun(tmp, 'esbuild', app('protobufjs', { protobufjsVersion: require('protobufjs/package.json').version }, ['scalars.proto']));
     assert.deepStrictEqual(seen.differing, []);
-    assert.deepStrictEqual(seen.copies.map((c) => [c.version, c.compiled]), [[require('protobufjs/package.json').version, true]]);
+    // Told its version, it has compiled serializers too.
+    assert.deepStrictEqual(seen.copies.map((c) => [c.version, c.compiled, c.serializers]), [[require('protobufjs/package.json').version, true, true]]);
   });
 
   it('names a checked writer RustWriter too', async () => {

@@ -252,23 +252,31 @@ console.log(Object.keys(require.cache).filter((f) => /[\\\\/]long[\\\\/]/.test(f
     try {
       const copies = status().copies;
       // Each copy as listed, with its Types by tier apart: other tests in this process set Types up too.
+      // Each copy as listed, with its Types by tier and its serializers' counts apart: other tests in
+      // this process set Types up and call serializers too.
       const of = (dir) => {
-        const { types, ...copy } = copies.find((c) => c.path === dir);
+        const { types, serialized, ...copy } = copies.find((c) => c.path === dir);
         const counted = Number.isInteger(types.compiled) && Number.isInteger(types.cold) && Array.isArray(types.kept);
         assert.ok(counted, JSON.stringify(types));
+        assert.deepStrictEqual(Object.keys(serialized), ['serializers', 'compiled', 'slow', 'moved']);
         return copy;
       };
       assert.deepStrictEqual(of(path.join(ROOT, 'node_modules', 'protobufjs')), {
         version: '8.8.1', path: path.join(ROOT, 'node_modules', 'protobufjs'), installed: true, compiled: true, whyNotCompiled: null, verify: 0,
+        serializers: true, whyNoSerializers: null,
       });
       assert.deepStrictEqual(of(path.join(ROOT, 'node_modules', 'protobufjs7')), {
         version: '7.6.6', path: path.join(ROOT, 'node_modules', 'protobufjs7'), installed: true, compiled: false, whyNotCompiled: 'install() option compiled: false', verify: 0.5,
+        serializers: false, whyNoSerializers: 'they need compiled encoders',
       });
       uninstall(p7);
-      const { types, ...uninstalled } = status().copies.find((c) => c.version === '7.6.6');
-      assert.deepStrictEqual(uninstalled,
-        { version: '7.6.6', path: path.join(ROOT, 'node_modules', 'protobufjs7'), installed: false, compiled: false, whyNotCompiled: null, verify: 0 });
+      const { types, serialized, ...uninstalled } = status().copies.find((c) => c.version === '7.6.6');
+      assert.deepStrictEqual(uninstalled, {
+        version: '7.6.6', path: path.join(ROOT, 'node_modules', 'protobufjs7'), installed: false, compiled: false, whyNotCompiled: null, verify: 0,
+        serializers: false, whyNoSerializers: null,
+      });
       assert.deepStrictEqual(Object.keys(types), ['compiled', 'cold', 'kept']);
+      assert.deepStrictEqual(Object.keys(serialized), ['serializers', 'compiled', 'slow', 'moved']);
     } finally {
       uninstall(p8);
       uninstall(p7);

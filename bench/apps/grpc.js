@@ -34,6 +34,7 @@ setTimeout(() => {
 
 // The copy proto-loader encodes with, resolved from its own directory, for the report.
 const loaderProtobuf = require(require.resolve('protobufjs', { paths: [path.dirname(require.resolve('@grpc/proto-loader'))] }));
+const LOADER_PROTOBUF = path.dirname(require.resolve('protobufjs/package.json', { paths: [path.dirname(require.resolve('@grpc/proto-loader'))] }));
 const definition = protoLoader.loadSync(path.join(__dirname, 'apps.proto'), { longs: String });
 const { Orders } = grpc.loadPackageDefinition(definition).apps;
 const pool = orders(POOL, 2);
@@ -102,7 +103,9 @@ server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, p
           bytesPerMessage: Order.encode(Order.fromObject(pool[0])).finish().length,
           digest: hash.digest('hex'),
           writer: loaderProtobuf.Writer.create().constructor.name,
-          compiled: require('protobufjs-rustwriter')._testing.isCompiled(Order.encode),
+          // Whether proto-loader's protobufjs has compiled encoders (the serializers write without its Types' encode).
+          compiled: require('protobufjs-rustwriter').status().copies.some((c) => c.path === LOADER_PROTOBUF && c.compiled),
+          serializers: definition['apps.Orders'].GetOrder.responseSerialize.name === 'serialize_rustwriter',
         })}\n`);
         client.close();
         server.forceShutdown();

@@ -7,11 +7,13 @@
  *   node -r protobufjs-rustwriter/register examples/grpc/app.js
  *
  * @grpc/proto-loader encodes with its own protobufjs copy (7.x); the preload installs RustWriter
- * into it, so every message either side sends is written by RustWriter. The server listens on
- * 127.0.0.1, on a port the OS picks; the client makes three unary calls (one for an item that does
- * not exist) and one server-streaming call, then both shut down. Every message sent is also
- * encoded by protobufjs's own writer and the bytes compared. Exits with 1 on a difference, a
- * failed call, or after 30 s.
+ * into it, and hooks proto-loader, whose package definitions then serialize each request and response
+ * with a compiled serializer (`encode(fromObject(value))` in one pass), so every message either side
+ * sends is written by RustWriter. The server listens on 127.0.0.1, on a port the OS picks; the client
+ * makes unary calls (one for an item that does not exist) and one server-streaming call, then both
+ * shut down. Every message sent is also encoded by plain protobufjs (its fromObject, its generated
+ * encoder and its own writer) and the bytes compared; the status shows proto-loader hooked and the
+ * serializers compiled. Exits with 1 on a difference, a failed call, or after 30 s.
  */
 
 const assert = require('assert');
@@ -36,7 +38,10 @@ const protobuf = require(protobufPath);
 const definition = protoLoader.loadSync(PROTO, { longs: String });
 
 const s = status();
-console.log(JSON.stringify(s, null, 2));
+const copies = s.copies.map(({ version, path: dir, installed, compiled, serializers }) => ({
+  version, path: dir, installed, compiled, serializers,
+}));
+console.log(JSON.stringify({ ...s, copies }, null, 2));
 const loaderCopy = s.copies.find((copy) => copy.path !== null && protobufPath.startsWith(copy.path + path.sep));
 if (!loaderCopy || !loaderCopy.installed || !(protobuf.Writer.create() instanceof RustWriter)) {
   console.error(`RustWriter is not installed into @grpc/proto-loader's protobufjs (${protobufPath}): ` +
@@ -44,8 +49,15 @@ if (!loaderCopy || !loaderCopy.installed || !(protobuf.Writer.create() instanceo
   process.exit(1);
 }
 
-// Each serializer proto-loader made (RustWriter inside) also has protobufjs's own writer encode
-// the same value, through the same schema loaded into the same protobufjs copy.
+const requestSerialize = definition['inventory.Inventory'].GetItem.requestSerialize;
+if (requestSerialize.name !== 'serialize_rustwriter') {
+  console.error('@grpc/proto-loader hands out its own serializers: run node -r protobufjs-rustwriter/register examples/grpc/app.js');
+  process.exit(1);
+}
+
+// Each serializer proto-loader handed out (compiled, writing with RustWriter) is compared with plain
+// protobufjs encoding the same value: its fromObject and generated encoder, into its own writer,
+// through the same schema loaded into the same protobufjs copy.
 let compared = 0;
 let differences = 0;
 const service = definition['inventory.Inventory'];
@@ -107,13 +119,14 @@ async function main() {
     client.GetItem({ sku }, deadline(), (error, item) => (error ? reject(error) : resolve(item)));
   });
 
-  for (const sku of ['HAM-16', 'SAW-20']) {
+  // Twenty calls, so that the serializers of both messages are compiled (at the 16th).
+  for (const sku of [...Array(10).fill('HAM-16'), ...Array(9).fill('DRL-18'), 'SAW-20']) {
     const item = await getItem(sku);
     const expected = CATALOG.find((i) => i.sku === sku);
     assert.deepStrictEqual([item.name, item.priceCents, item.dailySales],
       [expected.name, expected.priceCents, expected.dailySales]);
-    console.log(`GetItem ${sku}: ${item.name}, ${item.dailySales.length} days of sales`);
   }
+  console.log('GetItem: 20 items');
   await assert.rejects(getItem('NOPE-00'), (error) => error.code === grpc.status.NOT_FOUND);
   console.log('GetItem NOPE-00: NOT_FOUND');
 
@@ -130,12 +143,18 @@ async function main() {
   client.close();
   await new Promise((resolve, reject) => server.tryShutdown((error) => (error ? reject(error) : resolve())));
 
-  // Sent: 3 GetItem requests and 2 items, 1 ListItems request and the streamed items.
-  const sent = 3 + 2 + 1 + tools.length;
+  // Sent: 21 GetItem requests and 20 items, 1 ListItems request and the streamed items.
+  const sent = 21 + 20 + 1 + tools.length;
   assert.strictEqual(compared, sent, 'every message sent went through a compared serializer');
+  const after = status();
+  const loader = after.protoLoaders.find((l) => l.hooked);
+  const copy = after.copies.find((c) => c.path !== null && protobufPath.startsWith(c.path + path.sep));
+  console.log(`@grpc/proto-loader ${loader ? `${loader.version}: compiled serializers in ${loader.definitions} package definition(s), ${loader.methods} methods` : 'not hooked'}; ` +
+    `protobufjs ${copy.version}: ${copy.serialized.serializers} serializers handed out, ${copy.serialized.compiled} Types compiled`);
+  assert.ok(loader && copy.serialized.compiled >= 2, 'the serializers were compiled');
   console.log(differences
     ? `${differences} of ${compared} messages differ`
-    : `all ${compared} messages sent identical to protobufjs's writer; RustWriter.native = ${RustWriter.native}`);
+    : `all ${compared} messages sent identical to plain protobufjs's; RustWriter.native = ${RustWriter.native}`);
   process.exitCode = differences ? 1 : 0;
 }
 

@@ -33,7 +33,7 @@ const version = String(args.version);
 if (version !== '7' && version !== '8') throw new Error(`fuzz:schemas: unknown protobufjs version ${version} (7 or 8)`);
 
 const protobuf = require(version === '8' ? 'protobufjs' : 'protobufjs7');
-const { RustWriter, install, status, _testing } = require('../..');
+const { RustWriter, install, status, serializer, _testing } = require('../..');
 const { createRunner } = require('./check');
 const { generateCase } = require('./case');
 const { classify } = require('./known-bugs');
@@ -90,7 +90,10 @@ const refProtobuf = referenceCopy(version, { rules: !args.noRules }).pb;
  * @returns {function(object): object|null} A case runner for this version and path (check.js)
  */
 function runner(fault) {
-  return createRunner({ protobuf, refProtobuf, RustWriter, version, path: args.path, fault });
+  return createRunner({
+    protobuf, refProtobuf, RustWriter, version, path: args.path, fault,
+    serializer, serializerTier: _testing.serializerTier,
+  });
 }
 
 /**
@@ -184,7 +187,7 @@ function runBatch() {
       if (r.nonEmpty && clean.length < 10) clean.push(seed);
       if (r.topReads && reads.length < 10) reads.push(seed);
     }
-    if (faulty !== null) faulty.stats = { messages: 0, comparisons: 0, threw: 0, bytes: 0 };
+    if (faulty !== null) faulty.stats = { messages: 0, comparisons: 0, threw: 0, bytes: 0, compiledSerialized: 0 };
     done++;
     send({ type: 'progress', done, messages: run.stats.messages });
   }

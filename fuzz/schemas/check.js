@@ -35,11 +35,13 @@
 
 const { buildRoot } = require('./schema');
 const { messagesOf } = require('./case');
-const { materialize, side, seededBytes, CustomBuffer } = require('./values');
+const { materialize, side, seededBytes, CustomBuffer, PASSED } = require('./values');
 const { className } = require('../values');
 
 /** Forms, in the order a case runs them. */
-const FORMS = ['encode', 'delimited', 'into', 'after'];
+const FORMS = ['encode', 'delimited', 'serialize', 'into', 'after', 'reserialize'];
+/** The serializer forms: `serializer(T)(m)` against `T.encode(T.fromObject(m))` (values.js `PASSED`). */
+const SERIALIZE = new Set(['serialize', 'reserialize']);
 
 /** Failure kinds. */
 const KINDS = ['bytes', 'prototype', 'error', 'log', 'returned', 'harness', 'crash', 'hang'];
@@ -48,7 +50,8 @@ const KINDS = ['bytes', 'prototype', 'error', 'log', 'returned', 'harness', 'cra
  * Makes a case runner for this process.
  * @param {object} env `protobuf` (the protobufjs module, installed), `refProtobuf` (the reference
  * copy, test/reference.js), `RustWriter`, `version` (`7` or `8`), `path` (name), `fault` (self-test:
- * `byte` or `read`, or null)
+ * `byte` or `read`, or null), `serializer` and `serializerTier` (the package's, to run the serializer
+ * forms; absent: not run)
  * @returns {function(object): object|null} Runs a case description; returns a failure or null. Its
  * `stats` property counts `messages`, `comparisons`, `bytes`; after a run, `runCase.nonEmpty` says
  * whether the case compared some non-empty bytes, `runCase.topReads` whether a message read a
@@ -60,7 +63,8 @@ function createRunner(env) {
   if (!refProtobuf || refProtobuf === protobuf) throw new Error('fuzz:schemas: the reference must be a copy of its own (test/reference.js)');
   const RefWriter = refProtobuf.BufferWriter;
   const copies = [protobuf, refProtobuf];
-  runCase.stats = { messages: 0, comparisons: 0, threw: 0, bytes: 0 };
+  runCase.stats = { messages: 0, comparisons: 0, threw: 0, bytes: 0, compiledSerialized: 0 };
+  env.stats = runCase.stats;
   return runCase;
 
   /**
@@ -87,7 +91,7 @@ function createRunner(env) {
       const faulty = { byte: env.fault === 'byte', read: env.fault === 'read' };
       for (let i = 0; i < desc.messages.length; i++) {
         runCase.stats.messages++;
-        for (const form of ['encode', 'delimited']) {
+        for (const form of ['encode', 'delimited', ...(env.serializer ? ['serialize'] : [])]) {
           const f = compare(desc, roots, form, i, null, faulty);
           if (f !== null) return f;
         }
@@ -102,8 +106,10 @@ function createRunner(env) {
         setBuffer(desc.after.customBuffer);
         setLimit(desc.after.recursionLimit);
         for (let i = 0; i < desc.messages.length; i++) {
-          const f = compare(desc, roots, 'after', i, null, faulty);
-          if (f !== null) return f;
+          for (const form of ['after', ...(env.serializer ? ['reserialize'] : [])]) {
+            const f = compare(desc, roots, form, i, null, faulty);
+            if (f !== null) return f;
+          }
         }
       }
       return null;
@@ -158,14 +164,31 @@ function createRunner(env) {
     const outputs = { sub: describe(sub), ref: describe(ref) };
     if (sub.harness) return fail(desc, 'harness', at, form, sub.harness, { outputs });
     if (ref.harness) return fail(desc, 'harness', at, form, ref.harness, { outputs });
-    if (sub.threw !== ref.threw || sub.phase !== ref.phase) {
+    if (SERIALIZE.has(form)) {
+      // One call against two: the class of what either throws, and the message where fromObject threw
+      // (what the encoder throws depends on the writer: RustWriter's, 8.8.1's BufferWriter's).
+      if (sub.threw !== ref.threw || (ref.phase === 'fromObject' && sub.message !== ref.message)) {
+        return fail(desc, 'error', at, form, `subject ${outcome(sub)}, protobufjs ${outcome(ref)}`, { outputs });
+      }
+    } else if (sub.threw !== ref.threw || sub.phase !== ref.phase) {
       return fail(desc, 'error', at, form, `subject ${outcome(sub)}, protobufjs ${outcome(ref)}`, { outputs });
     }
     const logs = { sub: sub.log.slice(0, 300), ref: ref.log.slice(0, 300) };
-    if (sub.log.join('\n') !== ref.log.join('\n')) {
-      const k = firstDifference(sub.log, ref.log);
-      return fail(desc, 'log', at, form, `user code ran differently, from entry ${k}: subject ${JSON.stringify(sub.log.slice(k, k + 4))}, ` +
-        `protobufjs ${JSON.stringify(ref.log.slice(k, k + 4))} (${sub.log.length} and ${ref.log.length} entries)`, { outputs, logs });
+    // A serializer reads what fromObject passed through (a message instance's values) where it writes
+    // it, protobufjs's encoder after converting everything: each in its own order (lib/serializers/code.js).
+    // When a call throws, a serializer may have read values passed through that protobufjs's encoder,
+    // which writes nothing before fromObject is done, never reached: those are compared only when
+    // neither threw.
+    const direct = (l) => l.filter((line) => !line.includes(PASSED));
+    const streams = !SERIALIZE.has(form) ? [(l) => l] : ref.threw ? [direct] : [direct, passedReads];
+    for (const stream of streams) {
+      const subLog = stream(sub.log);
+      const refLog = stream(ref.log);
+      if (subLog.join('\n') !== refLog.join('\n')) {
+        const k = firstDifference(subLog, refLog);
+        return fail(desc, 'log', at, form, `user code ran differently, from entry ${k}: subject ${JSON.stringify(subLog.slice(k, k + 4))}, ` +
+          `protobufjs ${JSON.stringify(refLog.slice(k, k + 4))} (${subLog.length} and ${refLog.length} entries)`, { outputs, logs });
+      }
     }
     if (sub.threw) {
       runCase.stats.threw++;
@@ -199,6 +222,7 @@ function createRunner(env) {
    * `returned`; `log`; `harness` if the subject did not write through a RustWriter
    */
   function run(desc, root, isRef, form, i, j, fault) {
+    if (SERIALIZE.has(form)) return serializeForm(env, desc, root, isRef, form, i);
     const out = { log: [] };
     const s = side(isRef, root, isRef ? refProtobuf : protobuf, (line) => out.log.push(line), GONE.get(root));
     const writer = () => (isRef ? new RefWriter() : RustWriter.create());
@@ -260,6 +284,94 @@ function createRunner(env) {
     }
     return out;
   }
+}
+
+/**
+ * The reads of values fromObject passed through, grouped by the value (its path up to `PASSED`), each
+ * group in its order, the groups by path: a serializer writes (and reads) a Type's fields in
+ * declaration order, protobufjs's encoder in field number order (lib/serializers/code.js).
+ * @param {string[]} log A log
+ * @returns {string[]} Its passed-through reads
+ */
+function passedReads(log) {
+  const groups = new Map();
+  for (const line of log) {
+    const token = line.split(' ').find((t) => t.includes(PASSED));
+    if (token === undefined) continue;
+    const key = token.slice(0, token.indexOf(PASSED));
+    if (!groups.has(key)) groups.set(key, []);
+    groups.get(key).push(line);
+  }
+  return [...groups.keys()].sort().flatMap((key) => groups.get(key));
+}
+
+/**
+ * Runs a serializer form on one side: the subject `serializer(T)(m)`, after one call on a copy of
+ * `m` (with `promoteAfter` 2, the first call of a Type is protobufjs's own); the reference
+ * `T.encode(T.fromObject(m), new BufferWriter()).finish()`. Both sides get the same values (no
+ * BigInt turned into a string: fromObject converts it by `Long.fromValue`).
+ * @param {object} desc Case
+ * @param {object} root This side's Root
+ * @param {boolean} isRef Whether this is the reference
+ * @param {string} form `serialize` or `reserialize`
+ * @param {number} i Message
+ * @returns {object} As `run`'s (`phase`: `fromObject` or `encode` on the reference)
+ */
+function serializeForm(env, desc, root, isRef, form, i) {
+  const { protobuf } = env;
+  const RefWriter = (env.refProtobuf || protobuf).BufferWriter;
+  const out = { log: [] };
+  const value = form === 'reserialize' ? valueAfter(desc, i) : desc.messages[i].value;
+  const s = { ...side(false, root, protobuf, (line) => out.log.push(line), GONE.get(root)), passedRef: isRef };
+  const T = s.type(desc.messages[i].type);
+  out.phase = 'build';
+  // One call before, on each side alike (the first call after a schema change sets Types up again).
+  try {
+    const warm = materialize(value, { ...side(false, root, protobuf, () => {}, GONE.get(root)), passedRef: isRef }, 'm', false);
+    if (isRef) T.encode(T.fromObject(warm), new RefWriter()).finish();
+    else env.serializer(T)(warm);
+  } catch {
+    // the compared call must throw the same
+  }
+  let m;
+  try {
+    m = materialize(value, s, 'm', false);
+  } catch (err) {
+    out.threw = className(err);
+    out.message = err && err.message;
+    return out;
+  }
+  // protobufjs's fromObject makes `bytes` from base64 in `util.newBuffer`'s memory, which it may fill
+  // only in part (a getter whose reads give other values): both sides get it zeroed.
+  const newBuffer = protobuf.util.newBuffer;
+  protobuf.util.newBuffer = function newBuffer_zeroed(size) {
+    const buf = newBuffer.apply(this, arguments);
+    if (typeof size === 'number' && buf && typeof buf.fill === 'function') buf.fill(0);
+    return buf;
+  };
+  try {
+    let result;
+    if (isRef) {
+      out.phase = 'fromObject';
+      const message = T.fromObject(m);
+      out.phase = 'encode';
+      result = T.encode(message, new RefWriter()).finish();
+    } else {
+      out.phase = 'encode';
+      result = env.serializer(T)(m);
+      if (!(result instanceof Uint8Array)) out.harness = `serializer(T) returned ${result}`;
+    }
+    out.hex = Buffer.from(result.buffer, result.byteOffset, result.length).toString('hex');
+    out.proto = protoName(result);
+    out.returned = 'the writer';
+    if (!isRef && env.serializerTier(T) === 'compiled') env.stats.compiledSerialized++;
+  } catch (err) {
+    out.threw = className(err);
+    out.message = err && err.message;
+  } finally {
+    protobuf.util.newBuffer = newBuffer;
+  }
+  return out;
 }
 
 /** Per Root, the fields the second pass removed (`type id` → Field), so that messages may still set them. */
@@ -434,4 +546,4 @@ function diffAt(a, b) {
   return `; first difference at byte ${at >> 1}: subject ${around(a)}, protobufjs ${around(b)}`;
 }
 
-module.exports = { createRunner, runInto, mutate, valueAfter, KINDS, FORMS };
+module.exports = { createRunner, runInto, mutate, valueAfter, KINDS, FORMS, SERIALIZE };

@@ -12,7 +12,7 @@
 const values = require('./values');
 const { numValue, element } = require('../values');
 const { prng } = require('../../tools/seeded');
-const { runInto, mutate, valueAfter } = require('./check');
+const { runInto, mutate, valueAfter, SERIALIZE } = require('./check');
 const { toProto, buildReflect, buildRoot } = require('./schema');
 const { messagesOf } = require('./case');
 
@@ -69,7 +69,7 @@ const protobuf = require('${info.version === '8' ? 'protobufjs' : 'protobufjs7'}
 // The reference: a copy of the same protobufjs the package never touched, ${info.rules === false ? 'WITHOUT the rules it learned' : 'with the rules it learned'} (test/reference.js).
 const refProtobuf = require(require('path').resolve('test', 'reference')).referenceCopy('${info.version}'${info.rules === false ? ', { rules: false }' : ''}).pb;
 const Long = require('long');
-const { RustWriter, install, _testing } = require('protobufjs-rustwriter');
+const { RustWriter, install, serializer, _testing } = require('protobufjs-rustwriter');
 
 _testing.configure(${pathOptions});
 install(protobuf); // the subject: Type.encode(m) as an app runs it
@@ -90,7 +90,7 @@ console.log(a.out === b.out && a.log.length === b.log.length && k < 0 ? 'same' :
 /**
  * The steps check.js runs for a case, up to and including the one that failed: `encode` and
  * `delimited` of each message, each `into` run, then (with a second pass) `mutate` and `after` of
- * each message.
+ * each message; for a failing serializer form, `serialize` (and `reserialize`) after each message's.
  * @param {object} desc Case
  * @param {string} form The failing form
  * @param {number} at Its message (or `into` run)
@@ -103,6 +103,9 @@ function stepsTo(desc, form, at) {
     if (form === 'encode' && k === at) return steps;
     steps.push(['delimited', k]);
     if (form === 'delimited' && k === at) return steps;
+    if (!SERIALIZE.has(form)) continue;
+    steps.push(['serialize', k]);
+    if (form === 'serialize' && k === at) return steps;
   }
   for (let k = 0; k < desc.intos.length; k++) {
     steps.push(['into', k]);
@@ -113,6 +116,9 @@ function stepsTo(desc, form, at) {
     for (let k = 0; k < desc.messages.length; k++) {
       steps.push(['after', k]);
       if (form === 'after' && k === at) return steps;
+      if (!SERIALIZE.has(form)) continue;
+      steps.push(['reserialize', k]);
+      if (form === 'reserialize' && k === at) return steps;
     }
   }
   return steps;
@@ -165,10 +171,32 @@ function run(ref) {
         }
         const msgs = {};
         const ids = form === 'into' ? messagesOf(INTOS[k]) : [k];
-        for (const i of ids) msgs[i] = (form === 'after' && MESSAGES[i][2] ? MESSAGES[i][2] : MESSAGES[i][1])(s, form === 'into' ? \`m\${i}\` : 'm');
+        const second = form === 'after' || form === 'reserialize';
+        const make = (i, side) => (second && MESSAGES[i][2] ? MESSAGES[i][2] : MESSAGES[i][1])(side, form === 'into' ? \`m\${i}\` : 'm');
+        const serializing = form === 'serialize' || form === 'reserialize';
+        if (serializing) {
+          // One call before, on each side alike (fuzz/schemas/check.js serializeForm).
+          try {
+            const warm = make(k, { ...s, ref: false, passedRef: ref, log: () => {} });
+            if (ref) type(k).encode(type(k).fromObject(warm), writer()).finish();
+            else serializer(type(k))(warm);
+          } catch {
+            // the compared call throws the same
+          }
+        }
+        for (const i of ids) msgs[i] = make(i, serializing ? { ...s, ref: false, passedRef: ref } : s);
         phase = 'encoding';
         let result;
-        if (form === 'into') {
+        if (serializing) {
+          // fromObject may fill a base64 value's memory in part: zeroed on both sides (check.js).
+          const newBuffer = protobuf.util.newBuffer;
+          protobuf.util.newBuffer = (size) => { const b = newBuffer(size); if (typeof size === 'number') b.fill(0); return b; };
+          try {
+            result = ref ? type(k).encode(type(k).fromObject(msgs[k]), writer()).finish() : serializer(type(k))(msgs[k]);
+          } finally {
+            protobuf.util.newBuffer = newBuffer;
+          }
+        } else if (form === 'into') {
           const encode = (i, w) => (ref || w !== undefined ? type(i).encode(msgs[i], w === undefined ? writer() : w) : type(i).encode(msgs[i]));
           result = runInto(INTOS[k], ref, writer, type, msgs, encode, {});
         } else {

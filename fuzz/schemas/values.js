@@ -19,6 +19,8 @@ const { numValue, element } = require('../values');
 const { prng } = require('../../tools/seeded');
 
 const LONG_TYPES = new Set(['int64', 'uint64', 'sint64', 'fixed64', 'sfixed64']);
+/** In the paths of what a `create` message holds: values fromObject passes through as they are. */
+const PASSED = '§';
 
 /** A `Buffer` subclass: the custom `util.Buffer` of a case, and a `bytes` form. */
 class CustomBuffer extends Buffer {
@@ -435,7 +437,10 @@ function materialize(d, s, path, long64) {
         return [field.name, how, vd.k === 'vol' && how === 'getter' ? vd.seq.map(make) : make(vd)];
       });
       const unknowns = d.unknowns ? d.unknowns.map((u) => (s2, p) => materialize(u, s2, p, false)) : null;
-      return object(s, path, d.type, d.mode, entries, unknowns, d.unknownsHow);
+      if (d.mode !== 'create') return object(s, path, d.type, d.mode, entries, unknowns, d.unknownsHow);
+      // What fromObject passes through reaches the writer as it is: on a serializer form's reference
+      // side, as the reference's writer takes it (BigInts as strings).
+      return object(s.passedRef ? { ...s, ref: true } : s, `${path}${PASSED}`, d.type, d.mode, entries, unknowns, d.unknownsHow);
     }
     default: throw new Error(`fuzz:schemas: unknown value description ${JSON.stringify(d)}`);
   }
@@ -443,5 +448,5 @@ function materialize(d, s, path, long64) {
 
 module.exports = {
   materialize, side, refBig, seededText, seededBytes, seededElements, loggingObject, loggingArray, setProperty,
-  bytesForm, big, longLike, conv, array, seeded, typed, map, object, CustomBuffer, LITERALS, LONG_TYPES,
+  bytesForm, big, longLike, conv, array, seeded, typed, map, object, CustomBuffer, LITERALS, LONG_TYPES, PASSED,
 };

@@ -102,6 +102,19 @@ function sourceCounter() {
 
 /**
  * @param {object} type A Type
+ * @returns {boolean} Whether its `encode` is one its compiler set (cold, compiled, or protobufjs's
+ * generated encoder it was retired to or kept on), and so writes what protobufjs's encoder.js writes
+ * (lib/serializers/ write such a Type's messages themselves, and call any other `encode`)
+ */
+function ownsEncode(type) {
+  const unit = unitsByType.get(type);
+  if (unit === undefined) return false;
+  const encode = type.encode;
+  return encode !== null && (encode === unit.cold || encode === unit.encode || encode === unit.fallback);
+}
+
+/**
+ * @param {object} type A Type
  * @returns {'compiled'|'cold'|'kept'|'retired'|null} Its tier: its fields compiled (its messages run
  * compiled code, whether its `encode` was promoted or it is nested in one that was), cold, kept on
  * protobufjs's encoder, or retired; null for a Type no compiler has set up
@@ -398,4 +411,4 @@ return function ${name}(m, w, q) {
   return self;
 }
 
-module.exports = { compiler, isCompiled, tierOf, whyKept, ENCODE_MESSAGE };
+module.exports = { compiler, isCompiled, tierOf, whyKept, ownsEncode, sources, ENCODE_MESSAGE };

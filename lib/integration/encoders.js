@@ -12,6 +12,7 @@
 
 const { compiler } = require('../encoders/compile');
 const { rulesOf } = require('../encoders/rules');
+const { noteSetup } = require('./serializers');
 
 /** Marks the `setup` that compiles, and holds the one it wraps. */
 const SETUP = Symbol.for('protobufjs-rustwriter.setup');
@@ -61,6 +62,8 @@ function installEncoders(protobuf, version) {
       compilers.set(protobuf, compile);
     }
     this.encode = compile.encoderFor(this, this.encode);
+    // What setup made, for the serializers (lib/integration/serializers.js).
+    noteSetup(protobuf, version, this);
     return result;
   };
   Object.defineProperty(setup_rustwriter, SETUP, { value: setup });

@@ -11,7 +11,9 @@ const path = require('path');
 const { RustWriter } = require('../writer/writer');
 const { fractionOf, defaultFraction, sampledCreate } = require('./verify');
 const { installEncoders, uninstallEncoders, encodersInstalled, encoderCounts } = require('./encoders');
-const { COMPILED, envVar } = require('../env');
+const { applySerializers, serializersOn, serializerCounts } = require('./serializers');
+const { hookLoadedProtoLoaders } = require('./proto-loader');
+const { COMPILED, SERIALIZERS, envVar } = require('../env');
 
 const INSTALLED = Symbol.for('protobufjs-rustwriter.installed');
 
@@ -125,6 +127,7 @@ function noteCopy(protobuf, filename) {
   }
   copy = filename === undefined ? { version: null, path: null } : packageOf(filename);
   copy.whyNotCompiled = null;
+  copy.whyNoSerializers = null;
   COPIES.set(Writer, copy);
   MODULES.set(Writer, protobuf);
   return copy;
@@ -138,11 +141,14 @@ function noteCopy(protobuf, filename) {
  * `Type` yet); survives `protobuf.configure()`, which also re-reads `util.Buffer`: results are
  * instances of the instance's `util.Buffer`, as protobufjs's own are.
  * @param {object} protobuf The protobufjs module (`protobufjs`, `/light` or `/minimal`)
- * @param {{verify?: number, compiled?: boolean, protobufjsVersion?: string}} [options] `verify`: the
- * fraction (0 to 1) of writers whose every call also goes to protobufjs's own writer, compared at
- * `finish()` (lib/integration/verify.js); default `PROTOBUFJS_RUSTWRITER_VERIFY`, else 0.
+ * @param {{verify?: number, compiled?: boolean, serializers?: boolean, protobufjsVersion?: string}} [options]
+ * `verify`: the fraction (0 to 1) of writers whose every call also goes to protobufjs's own writer,
+ * compared at `finish()` (lib/integration/verify.js); default `PROTOBUFJS_RUSTWRITER_VERIFY`, else 0.
  * `compiled`: whether Types get compiled encoders; default true, unless
- * `PROTOBUFJS_RUSTWRITER_COMPILED=0`. `protobufjsVersion`: the copy's version, for a copy whose
+ * `PROTOBUFJS_RUSTWRITER_COMPILED=0`. `serializers`: whether `serializer(Type)` and the
+ * @grpc/proto-loader copies using this protobufjs copy compile `encode(fromObject(o))` in one pass
+ * (lib/integration/serializers.js; they need compiled encoders); default true, unless
+ * `PROTOBUFJS_RUSTWRITER_SERIALIZERS=0`. `protobufjsVersion`: the copy's version, for a copy whose
  * package.json cannot be found (bundled into one file): `status()` reports it, and compiled
  * encoders stay off unless it is 7.x or 8.x
  * @returns {object} `protobuf`
@@ -154,8 +160,10 @@ function install(protobuf, options) {
   }
   const given = options !== undefined && options !== null ? options : {};
   const verify = given.verify !== undefined ? fractionOf(given.verify, 'install() option verify') : null;
-  if (given.compiled !== undefined && typeof given.compiled !== 'boolean') {
-    throw new TypeError(`protobufjs-rustwriter: install() option compiled must be a boolean, not ${JSON.stringify(given.compiled)}`);
+  for (const option of ['compiled', 'serializers']) {
+    if (given[option] !== undefined && typeof given[option] !== 'boolean') {
+      throw new TypeError(`protobufjs-rustwriter: install() option ${option} must be a boolean, not ${JSON.stringify(given[option])}`);
+    }
   }
   const stated = given.protobufjsVersion;
   if (stated !== undefined && (typeof stated !== 'string' || !/^\d+\.\d+\.\d+/.test(stated))) {
@@ -175,7 +183,12 @@ function install(protobuf, options) {
       state.compiled = given.compiled;
       state.compiledBy = 'option';
     }
+    if (given.serializers !== undefined) {
+      state.serializers = given.serializers;
+      state.serializersBy = 'option';
+    }
     applyEncoders(protobuf, state, copy);
+    hookLoadedProtoLoaders();
     return protobuf;
   }
   const state = {
@@ -185,6 +198,8 @@ function install(protobuf, options) {
     compiled: given.compiled !== undefined ? given.compiled : envVar(COMPILED) !== '0',
     /** Whether `compiled` came from the option or the environment, for `status()`. */
     compiledBy: given.compiled !== undefined ? 'option' : 'environment',
+    serializers: given.serializers !== undefined ? given.serializers : envVar(SERIALIZERS) !== '0',
+    serializersBy: given.serializers !== undefined ? 'option' : 'environment',
     ours: null,
   };
   state.ours = createFor(protobuf, state.verify, copy.version);
@@ -201,15 +216,18 @@ function install(protobuf, options) {
     };
   }
   applyEncoders(protobuf, state, copy);
+  hookLoadedProtoLoaders();
   return protobuf;
 }
 
 /**
- * Compiled encoders on or off in `protobuf`, as its install state says.
+ * Compiled encoders, and the serializers that need them, on or off in `protobuf`, as its install
+ * state says.
  * @param {object} protobuf The protobufjs module
- * @param {{compiled: boolean, compiledBy: string}} state Its install state
- * @param {{version: string|null, whyNotCompiled: string|null}} copy What is known of the copy (its
- * `whyNotCompiled` is set here)
+ * @param {{compiled: boolean, compiledBy: string, serializers: boolean, serializersBy: string}} state
+ * Its install state
+ * @param {{version: string|null, whyNotCompiled: string|null, whyNoSerializers: string|null}} copy
+ * What is known of the copy (its `whyNotCompiled` and `whyNoSerializers` are set here)
  * @returns {undefined}
  */
 function applyEncoders(protobuf, state, copy) {
@@ -218,6 +236,15 @@ function applyEncoders(protobuf, state, copy) {
   } else {
     uninstallEncoders(protobuf);
     copy.whyNotCompiled = state.compiledBy === 'option' ? 'install() option compiled: false' : `${COMPILED}=0`;
+  }
+  if (!state.serializers) {
+    applySerializers(protobuf, copy.version, false);
+    copy.whyNoSerializers = state.serializersBy === 'option' ? 'install() option serializers: false' : `${SERIALIZERS}=0`;
+  } else if (copy.whyNotCompiled !== null) {
+    applySerializers(protobuf, copy.version, false);
+    copy.whyNoSerializers = 'they need compiled encoders';
+  } else {
+    copy.whyNoSerializers = applySerializers(protobuf, copy.version, true);
   }
 }
 
@@ -232,6 +259,7 @@ function uninstall(protobuf) {
   if (state === null) return protobuf;
   if (typeof state.configure === 'function') Writer._configure = state.configure;
   uninstallEncoders(protobuf);
+  applySerializers(protobuf, null, false);
   // create() may have been reset by configure() while installed: protobufjs's first create()
   // sets itself up again.
   Writer.create = state.create;
@@ -255,7 +283,8 @@ function stateOf(Writer) {
 /**
  * Each protobufjs copy seen (by `install()` or by the preload), in the order seen.
  * @returns {Array<{version: string|null, path: string|null, installed: boolean, compiled: boolean,
- *   whyNotCompiled: string|null, verify: number}>} Copies
+ *   whyNotCompiled: string|null, verify: number, serializers: boolean, whyNoSerializers: string|null,
+ *   serialized: object}>} Copies
  */
 function copies() {
   const list = [];
@@ -264,8 +293,14 @@ function copies() {
     // Why only while installed and off: a copy the preload left alone (6.x) says so by `installed`.
     const whyNotCompiled = state.installed && !state.compiled ? copy.whyNotCompiled : null;
     const { installed, compiled, verify } = state;
-    const types = encoderCounts(MODULES.get(Writer));
-    list.push({ version: copy.version, path: copy.path, installed, compiled, whyNotCompiled, verify, types });
+    const protobuf = MODULES.get(Writer);
+    const types = encoderCounts(protobuf);
+    const serializers = installed && serializersOn(protobuf);
+    const whyNoSerializers = state.installed && !serializers ? copy.whyNoSerializers : null;
+    list.push({
+      version: copy.version, path: copy.path, installed, compiled, whyNotCompiled, verify, types,
+      serializers, whyNoSerializers, serialized: serializerCounts(protobuf),
+    });
   }
   return list;
 }

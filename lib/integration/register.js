@@ -13,6 +13,9 @@
  * package.json naming the copy. Bun has no `Module.prototype.load`: there the hook is
  * `Module._extensions['.js']`, which it calls for each CommonJS file (see `hook`).
  *
+ * The same hook sees each @grpc/proto-loader copy's build/src/index.js, whose package definitions
+ * then hand out compiled serializers (lib/integration/proto-loader.js).
+ *
  * Node's `module.registerHooks()` does not replace this hook: its `load` hook hands over a file's
  * source before it runs, never the module object it makes (docs/design.md, "The preload").
  */
@@ -21,6 +24,7 @@ const Module = require('module');
 const { install, noteCopy } = require('./install');
 const { status, flags } = require('./status');
 const { supportedVersion } = require('../encoders/rules');
+const protoLoader = require('./proto-loader');
 
 const HOOKED = Symbol.for('protobufjs-rustwriter.register');
 
@@ -60,6 +64,7 @@ function wrap(holder, name, loaded) {
     const result = original.apply(this, arguments);
     const { filename, module } = loaded(this, arguments);
     if (ENTRY.test(filename)) consider(filename, module.exports);
+    else if (protoLoader.ENTRY.test(filename)) protoLoader.hookProtoLoader(module.exports, filename, module);
     return result;
   };
   Object.defineProperty(hooked, HOOKED, { value: true });
@@ -96,5 +101,6 @@ for (const id of Object.keys(require.cache)) {
   const cached = require.cache[id];
   if (cached && cached.loaded && ENTRY.test(cached.filename)) consider(cached.filename, cached.exports);
 }
+protoLoader.hookLoadedProtoLoaders();
 
 module.exports = { status };

@@ -7,6 +7,7 @@
  */
 
 const { copies } = require('./install');
+const { protoLoaders } = require('./proto-loader');
 const { nativeAvailable } = require('../writer/native');
 const { verifyStatus } = require('./verify');
 const { STATUS, envVar } = require('../env');
@@ -19,14 +20,24 @@ const flags = { preload: false };
  * protobufjs copy seen, with whether its `Writer.create` returns RustWriters now and the fraction
  * of them shadowed by protobufjs's own writer, how many of its Types (those the app still holds) run
  * compiled code, are cold (not hot yet) or keep protobufjs's encoder (lib/encoders/compile.js,
- * "Tiers"), and what the shadow checks found (lib/integration/verify.js).
+ * "Tiers"), whether it has compiled serializers and how many it handed out and compiled
+ * (lib/serializers/compile.js), what the shadow checks found (lib/integration/verify.js), and each
+ * @grpc/proto-loader copy seen, with whether its package definitions hand out compiled serializers
+ * (lib/integration/proto-loader.js).
  * @returns {{native: boolean, preload: boolean,
  *   copies: Array<{version: string|null, path: string|null, installed: boolean, compiled: boolean,
- *     whyNotCompiled: string|null, verify: number, types: {compiled: number, cold: number, kept: string[]}}>,
- *   verify: {writers: number, checked: number, differing: number, skipped: number, reports: object[]}}} Status
+ *     whyNotCompiled: string|null, verify: number, types: {compiled: number, cold: number, kept: string[]},
+ *     serializers: boolean, whyNoSerializers: string|null,
+ *     serialized: {serializers: number, compiled: number, slow: string[], moved: number}}>,
+ *   verify: {writers: number, checked: number, differing: number, skipped: number, reports: object[]},
+ *   protoLoaders: Array<{version: string|null, path: string, hooked: boolean, why: string|null,
+ *     definitions: number, methods: number, missed: number}>}} Status
  */
 function status() {
-  return { native: nativeAvailable(), preload: flags.preload, copies: copies(), verify: verifyStatus() };
+  return {
+    native: nativeAvailable(), preload: flags.preload, copies: copies(), verify: verifyStatus(),
+    protoLoaders: protoLoaders(),
+  };
 }
 
 /**
@@ -35,20 +46,35 @@ function status() {
  * @returns {string} Text, one line per fact
  */
 function formatStatus(s) {
-  const lines = [`protobufjs-rustwriter: ${s.native ? 'native addon' : 'JS path (no addon)'}, preload ${s.preload ? 'on' : 'off'}, ${s.copies.length} protobufjs ${s.copies.length === 1 ? 'copy' : 'copies'} seen`];
+  const loaders = s.protoLoaders.length > 0
+    ? `, ${s.protoLoaders.length} @grpc/proto-loader ${s.protoLoaders.length === 1 ? 'copy' : 'copies'}` : '';
+  const lines = [`protobufjs-rustwriter: ${s.native ? 'native addon' : 'JS path (no addon)'}, preload ${s.preload ? 'on' : 'off'}, ${s.copies.length} protobufjs ${s.copies.length === 1 ? 'copy' : 'copies'}${loaders} seen`];
   for (const c of s.copies) {
     const { types } = c;
     const tiers = `${types.compiled} compiled, ${types.cold} cold` +
       (types.kept.length > 0 ? `, ${types.kept.length} kept (${types.kept.join(', ')})` : '');
+    const serialized = c.serialized;
+    const slow = serialized.slow.length > 0 ? `, ${serialized.slow.length} by their own fromObject (${serialized.slow.join(', ')})` : '';
     const how = [
       c.compiled ? `compiled encoders (Types: ${tiers})` : null,
       c.whyNotCompiled !== null ? `compiled encoders off: ${c.whyNotCompiled}` : null,
+      // Serializers where some were handed out (an app that serializes no plain objects sees no change).
+      c.serializers && serialized.serializers > 0
+        ? `compiled serializers (${serialized.serializers} handed out, Types compiled: ${serialized.compiled}${slow})` : null,
+      c.whyNoSerializers !== null && /option|=0/.test(c.whyNoSerializers) ? `compiled serializers off: ${c.whyNoSerializers}` : null,
       c.verify > 0 ? `${c.verify * 100}% checked against protobufjs's writer` : null,
     ];
     const writer = c.installed ? ['RustWriter', ...how.filter(Boolean)].join(', ') : 'protobufjs\'s own writer';
     // A copy without a package.json to read is one bundled into a file (or loaded from one).
     const where = c.path !== null ? ` at ${c.path}` : ' (no package.json: bundled)';
     lines.push(`protobufjs-rustwriter:   protobufjs ${c.version || '(version unknown)'}${where}: ${writer}`);
+  }
+  for (const l of s.protoLoaders) {
+    const how = l.hooked
+      ? `compiled serializers in ${l.definitions} package ${l.definitions === 1 ? 'definition' : 'definitions'} (${l.methods} methods)` +
+        (l.missed > 0 ? `, ${l.missed} left as they were` : '')
+      : `its own serializers: ${l.why}`;
+    lines.push(`protobufjs-rustwriter:   @grpc/proto-loader ${l.version || '(version unknown)'} at ${l.path}: ${how}`);
   }
   const v = s.verify;
   if (v.writers > 0) {

@@ -305,7 +305,9 @@ function runSince(w, from) {
 
 /**
  * Moves the entries recorded since the writer had `from` entry words by `delta` bytes: a held
- * write moved the bytes they stand in (a section whose placeholder it made narrower).
+ * write moved the bytes they stand in (a section whose placeholder took another width,
+ * lib/encoders/runtime.js `closeWide`; a stretch rotated, lib/serializers/runtime.js `rotate`, which
+ * keeps the entries in the order of `AT`).
  * @param {RustWriter} w Writer
  * @param {number} from Entry words before them
  * @param {number} delta Bytes (negative: towards the region's start)

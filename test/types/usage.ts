@@ -2,7 +2,7 @@
 // TypeScript users write all of this without casts beyond the one protobufjs's Writer needs.
 import * as protobuf from 'protobufjs';
 import Long from 'long';
-import { RustWriter, install, uninstall, status, type Long64, type VerifyStatus } from 'protobufjs-rustwriter';
+import { RustWriter, install, uninstall, status, serializer, type Long64, type VerifyStatus } from 'protobufjs-rustwriter';
 
 const root = protobuf.parse('syntax = "proto3"; message M { uint32 id = 1; string name = 2; }').root;
 const M = root.lookupType('M');
@@ -16,6 +16,11 @@ const bundled: typeof protobuf = install(protobuf, { protobufjsVersion: '8.8.1' 
 const found: VerifyStatus = status().verify;
 const fraction: number = status().copies[0].verify;
 const viaInstall: Uint8Array = M.encode(M.create({ id: 1, name: 'x' })).finish();
+const noSerializers: typeof protobuf = install(protobuf, { serializers: false });
+const serialize: (obj: { [k: string]: any }) => Buffer = serializer(M);
+const serialized: Buffer = serialize({ id: 1, name: 'x' });
+const compiledSerializers: number = status().copies[0].serialized.compiled;
+const loaders: boolean = status().protoLoaders.every((l) => l.hooked || l.why !== null);
 
 const w: RustWriter = RustWriter.create();
 const big: Long64 = 2n ** 63n;
@@ -44,3 +49,4 @@ const explicit: Uint8Array = M.encode({ id: 2 }, RustWriter.create() as unknown 
 
 uninstall(installed);
 export { viaInstall, out, into, native, position, explicit, checked, found, fraction, whyNot, bundled };
+export { noSerializers, serialized, compiledSerializers, loaders };
