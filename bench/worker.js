@@ -16,10 +16,11 @@
  * 8.8.1 not at all: `node bench/probes/trap.js tile 3 --node 26 --keys pbjs8,rust --modes alone,beside`),
  * and no app runs ten writers side by side.
  *
- * Every benchmark starts after a full GC, so that no round pays for garbage an earlier one left
- * (promoted to the old generation, which a later major GC would charge to whoever runs then); the
- * garbage a contender makes while it is timed is its own cost. The process runs with Node's default
- * flags: `gc()` comes from a new context (below), not from `--expose-gc`.
+ * No benchmark starts with a forced GC: the garbage a contender makes, in any round, is its own
+ * cost, as its process is its own, and a forced `gc()` does what no GC of V8's own does: after it,
+ * RustWriter's compiled encoder of Temporal's message took 2x its time for ~2 s under Node 26 (and
+ * protobufjs's encoder ~1.2x), where the mark-compacts V8 started itself changed nothing
+ * (`node bench/probes/after-gc.js temporal rust --node 26`). The process runs with Node's default flags.
  */
 
 const { spawn } = require('child_process');
@@ -43,8 +44,6 @@ const BENCH_OPTIONS = { minSamples: 5, maxTime: 0.4 };
  */
 async function serve(id, key) {
   const Benchmark = require('benchmark');
-  const v8 = require('v8');
-  const vm = require('vm');
   // Required in the child only: bench/cases.js loads the writers.
   const { CASES, PROTO_FILE, contendersOf, prepareCase } = require('./cases');
   const { loadStaticModules } = require('./static');
@@ -56,10 +55,6 @@ async function serve(id, key) {
   if (!contender) throw new Error(`unknown contender ${key}`);
   const statics = c.codegen === 'static' ? await loadStaticModules(PROTO_FILE, [contender]) : null;
   const [{ fn }] = prepareCase(c, statics, [key]);
-  // V8's full GC. Setting --expose-gc at run time makes V8 install `gc` in contexts created
-  // afterwards only, so the benchmarked code's own context stays as under default flags.
-  v8.setFlagsFromString('--expose-gc');
-  const collectGarbage = vm.runInNewContext('gc');
 
   const handlers = {
     bytes: () => {
@@ -67,7 +62,7 @@ async function serve(id, key) {
       return { bytes: contender.checked ? Buffer.from(result).toString('base64') : null };
     },
     time: () => {
-      const bench = new Benchmark(contender.name, fn, { ...BENCH_OPTIONS, onStart: () => collectGarbage() });
+      const bench = new Benchmark(contender.name, fn, BENCH_OPTIONS);
       bench.run({ async: false });
       if (bench.error) throw bench.error;
       return { hz: bench.hz, rme: bench.stats.rme, samples: bench.stats.sample.length };
