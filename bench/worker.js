@@ -18,9 +18,10 @@
  *
  * No benchmark starts with a forced GC: the garbage a contender makes, in any round, is its own
  * cost, as its process is its own, and a forced `gc()` does what no GC of V8's own does: after it,
- * RustWriter's compiled encoder of Temporal's message took 2x its time for ~2 s under Node 26 (and
- * protobufjs's encoder ~1.2x), where the mark-compacts V8 started itself changed nothing
- * (`node bench/probes/after-gc.js temporal rust --node 26`). The process runs with Node's default flags.
+ * RustWriter's compiled encoder of Temporal's message took 2x its time for ~2 s under Node 26, where
+ * after the mark-compacts V8 started itself it took its usual time from the first ops (protobufjs's
+ * encoder took ~1.4x for ~20 ops after either): `node bench/probes/after-gc.js temporal rust --node 26`.
+ * The process runs with Node's default flags.
  */
 
 const { spawn } = require('child_process');
